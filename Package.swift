@@ -1,0 +1,78 @@
+// swift-tools-version:6.0
+// Logbook: an event-sourced domain service. One target per layer; dependencies point inward.
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode (complete concurrency checking)
+/// plus the upcoming features that make dependencies and existentials explicit.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Logbook",
+    products: [
+        .executable(name: "logbook", targets: ["logbook"]),
+        .library(name: "LogbookDomain", targets: ["LogbookDomain"]),
+        .library(name: "LogbookApplication", targets: ["LogbookApplication"]),
+    ],
+    targets: [
+        // C libraries from Debian's -dev packages.
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        // zmq.h is on the default include path; pkg-config would add a flag SwiftPM rejects.
+        .systemLibrary(
+            name: "CZeroMQ", path: "Sources/CZeroMQ",
+            providers: [.apt(["libzmq3-dev"])]),
+        .systemLibrary(
+            name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
+
+        // Support: a JSON reader/writer with precise errors and stable key order. No dependencies.
+        .target(name: "LogbookJSON", swiftSettings: strictSettings),
+
+        // Domain: entities, values, commands, events, deciders. No dependencies at all.
+        .target(name: "LogbookDomain", swiftSettings: strictSettings),
+
+        // Application: use cases and the gateway protocols the adapters implement.
+        .target(
+            name: "LogbookApplication", dependencies: ["LogbookDomain", "LogbookJSON"],
+            swiftSettings: strictSettings),
+
+        // Data: event store implementations.
+        .target(
+            name: "LogbookMemory", dependencies: ["LogbookApplication"],
+            swiftSettings: strictSettings),
+        .target(
+            name: "LogbookSQLite", dependencies: ["LogbookApplication", "CSQLite"],
+            swiftSettings: strictSettings),
+
+        // Composition root.
+        .executableTarget(
+            name: "logbook",
+            dependencies: [
+                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookSQLite",
+            ],
+            swiftSettings: strictSettings),
+
+        .testTarget(
+            name: "LogbookJSONTests", dependencies: ["LogbookJSON"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookDomainTests", dependencies: ["LogbookDomain"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookApplicationTests",
+            dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "EventStoreContractTests",
+            dependencies: ["LogbookApplication", "LogbookMemory", "LogbookSQLite", "CSQLite"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookCLITests", dependencies: ["LogbookJSON"],
+            swiftSettings: strictSettings),
+    ]
+)

@@ -1,0 +1,74 @@
+public import LogbookJSON
+import LogbookDomain
+
+/// A command as it arrives from a client.
+public struct CommandRequest: Sendable, Equatable {
+    /// The client-chosen command id; sending it again returns the first outcome.
+    public var commandId: String
+    public var type: String
+    public var data: JSONValue
+    /// What the client expects the version of the command's main stream to be.
+    public var expectedVersion: ExpectedVersion
+    public var correlationId: String?
+    public var causationId: String?
+
+    public init(
+        commandId: String, type: String, data: JSONValue, expectedVersion: ExpectedVersion = .any,
+        correlationId: String? = nil, causationId: String? = nil
+    ) {
+        self.commandId = commandId
+        self.type = type
+        self.data = data
+        self.expectedVersion = expectedVersion
+        self.correlationId = correlationId
+        self.causationId = causationId
+    }
+
+    /// The longest command, correlation or causation id accepted, in bytes.
+    public static let maximumIdLength = 128
+}
+
+/// A command the log accepted.
+public struct CommandAccepted: Sendable, Equatable {
+    /// The position of the command's last event; the log's head when it changed nothing.
+    public var position: Int64
+    /// The events the command appended (or appended the first time, for a retry).
+    public var events: [RecordedEvent]
+    /// True when the command id had been committed before and nothing new was appended.
+    public var wasRetry: Bool
+
+    public init(position: Int64, events: [RecordedEvent], wasRetry: Bool) {
+        self.position = position
+        self.events = events
+        self.wasRetry = wasRetry
+    }
+}
+
+/// What became of one command.
+public enum CommandOutcome: Sendable, Equatable {
+    case accepted(CommandAccepted)
+    case rejected(ServiceError)
+
+    public var error: ServiceError? {
+        if case .rejected(let error) = self { error } else { nil }
+    }
+
+    public var accepted: CommandAccepted? {
+        if case .accepted(let accepted) = self { accepted } else { nil }
+    }
+}
+
+extension ExpectedVersion {
+    /// Reads a wire `expectedVersion`: an integer ≥ 0, `"any"` or `"noStream"`; absent means any.
+    public init(json: JSONValue?) throws(ServiceError) {
+        switch json {
+        case nil, .null?, .string("any")?: self = .any
+        case .string("noStream")?: self = .noStream
+        case .int(let version)? where version >= 0: self = .at(version)
+        default:
+            throw ServiceError(
+                .invalidInput, "expectedVersion: must be an integer ≥ 0, \"any\" or \"noStream\"",
+                details: [("field", .string("expectedVersion"))])
+        }
+    }
+}

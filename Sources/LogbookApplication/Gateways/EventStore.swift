@@ -1,0 +1,222 @@
+/// The append-only log every event lives in. Implementations promise:
+///
+/// - each `AppendRequest` is atomic across all its streams: all its events or none;
+/// - every expectation is checked inside the same transaction as the write;
+/// - positions run 1, 2, 3 … without holes, in commit order; versions per stream likewise;
+/// - a command id is recorded with its events, so a request whose id was already
+///   committed appends nothing and returns the first outcome (`.duplicate`);
+/// - `append` of a batch is one durable transaction (group commit) in which each
+///   request succeeds or fails on its own, in order; it returns only once that
+///   transaction is durable, and throws (committing nothing) if it cannot be;
+/// - committed events are never changed or removed.
+///
+/// Calls block on I/O: make them from a thread you own, not from Swift concurrency's pool.
+public protocol EventStore: Sendable {
+    /// Appends a batch in one transaction; results come back in request order.
+    func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult]
+
+    /// Events of one stream with `version >= fromVersion`, in version order, at most `limit`.
+    func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent]
+
+    /// Events with `position >= fromPosition`, in position order, at most `limit`;
+    /// only those of `categories` when it is given.
+    func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError) -> [RecordedEvent]
+
+    /// The position of the last committed event, 0 for an empty log.
+    func headPosition() throws(EventStoreError) -> Int64
+
+    /// The outcome a command id already had, or nil when it was never committed.
+    func committedCommand(_ commandId: String) throws(EventStoreError) -> CommittedCommand?
+}
+
+extension EventStore {
+    /// Every event of one stream from `fromVersion` on, read in pages.
+    public func readWholeStream(_ stream: String, fromVersion: Int = 1, pageSize: Int = 1000)
+        throws(EventStoreError) -> [RecordedEvent]
+    {
+        var events: [RecordedEvent] = []
+        var next = fromVersion
+        while true {
+            let page = try readStream(stream, fromVersion: next, limit: pageSize)
+            events += page
+            guard page.count == pageSize, let last = page.last else { return events }
+            next = last.version + 1
+        }
+    }
+}
+
+/// What a writer expects a stream's version to be before its events are appended.
+public enum ExpectedVersion: Sendable, Equatable, CustomStringConvertible {
+    /// No check.
+    case any
+    /// The stream must have no events.
+    case noStream
+    /// The stream's last event must have exactly this version (1 or more).
+    case exactly(Int)
+
+    /// Whether a stream at `version` (0 when it has no events) meets the expectation.
+    public func isMet(byCurrentVersion version: Int) -> Bool {
+        switch self {
+        case .any: true
+        case .noStream: version == 0
+        case .exactly(let expected): version == expected
+        }
+    }
+
+    /// The expectation that a stream is still at `version`.
+    public static func at(_ version: Int) -> ExpectedVersion { version == 0 ? .noStream : .exactly(version) }
+
+    public var description: String {
+        switch self {
+        case .any: "any"
+        case .noStream: "noStream"
+        case .exactly(let version): String(version)
+        }
+    }
+}
+
+/// Correlation data carried by every event.
+public struct EventMetadata: Sendable, Equatable {
+    /// The command that produced the event.
+    public var commandId: String
+    /// The conversation the command belongs to (defaults to the command id).
+    public var correlationId: String
+    /// What caused the command (defaults to the command id).
+    public var causationId: String
+
+    public init(commandId: String, correlationId: String, causationId: String) {
+        self.commandId = commandId
+        self.correlationId = correlationId
+        self.causationId = causationId
+    }
+}
+
+/// An event about to be appended.
+public struct NewEvent: Sendable, Equatable {
+    public var eventId: String
+    public var stream: String
+    public var type: String
+    /// The payload, a JSON object as text.
+    public var data: String
+    public var recordedAt: Int64
+
+    public init(eventId: String, stream: String, type: String, data: String, recordedAt: Int64) {
+        self.eventId = eventId
+        self.stream = stream
+        self.type = type
+        self.data = data
+        self.recordedAt = recordedAt
+    }
+}
+
+/// One command's atomic write: its events in order, the expectations on every stream it
+/// read or writes, and its id for idempotency.
+public struct AppendRequest: Sendable, Equatable {
+    public var metadata: EventMetadata
+    public var events: [NewEvent]
+    /// One expectation per stream; streams that are only read may appear here too.
+    public var expectations: [String: ExpectedVersion]
+
+    public var commandId: String { metadata.commandId }
+
+    public init(metadata: EventMetadata, events: [NewEvent], expectations: [String: ExpectedVersion]) {
+        self.metadata = metadata
+        self.events = events
+        self.expectations = expectations
+    }
+}
+
+/// An event as the log holds it.
+public struct RecordedEvent: Sendable, Equatable {
+    public var position: Int64
+    public var eventId: String
+    public var stream: String
+    public var version: Int
+    public var type: String
+    public var data: String
+    public var metadata: EventMetadata
+    /// Milliseconds since the Unix epoch, UTC.
+    public var recordedAt: Int64
+
+    public init(
+        position: Int64, eventId: String, stream: String, version: Int, type: String, data: String,
+        metadata: EventMetadata, recordedAt: Int64
+    ) {
+        self.position = position
+        self.eventId = eventId
+        self.stream = stream
+        self.version = version
+        self.type = type
+        self.data = data
+        self.metadata = metadata
+        self.recordedAt = recordedAt
+    }
+
+    /// The part of the stream name before the first `-`.
+    public var category: String { Self.category(ofStream: stream) }
+
+    public static func category(ofStream stream: String) -> String {
+        stream.firstIndex(of: "-").map { String(stream[..<$0]) } ?? stream
+    }
+}
+
+/// A command's committed events, in position order.
+public struct CommittedCommand: Sendable, Equatable {
+    public var commandId: String
+    public var events: [RecordedEvent]
+
+    public init(commandId: String, events: [RecordedEvent]) {
+        self.commandId = commandId
+        self.events = events
+    }
+
+    /// The position of the command's last event.
+    public var lastPosition: Int64 { events.last?.position ?? 0 }
+}
+
+/// A stream was not at the version a request expected.
+public struct VersionConflict: Error, Sendable, Equatable {
+    public var stream: String
+    public var expected: ExpectedVersion
+    public var actual: Int
+
+    public init(stream: String, expected: ExpectedVersion, actual: Int) {
+        self.stream = stream
+        self.expected = expected
+        self.actual = actual
+    }
+}
+
+/// What happened to one request of a batch.
+public enum AppendResult: Sendable, Equatable {
+    case committed(CommittedCommand)
+    /// The command id was committed before (possibly earlier in the same batch); nothing was appended.
+    case duplicate(CommittedCommand)
+    /// An expectation failed; nothing of this request was appended.
+    case conflict(VersionConflict)
+}
+
+/// Why the store could not do what was asked. When `append` throws, nothing of the batch was committed.
+public enum EventStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file exists but is not a Logbook event log (another program's database, or not a database).
+    case notAnEventLog(path: String, reason: String)
+    /// The log was written by a newer Logbook.
+    case unsupportedSchema(found: Int, supported: Int)
+    /// The storage is damaged.
+    case corrupt(String)
+    /// The storage cannot be used right now (busy, locked, disk full, I/O error); retrying may work.
+    case unavailable(String)
+    /// A request the store refuses (no events, an event on a stream without an expectation, …).
+    case invalidRequest(String)
+
+    public var description: String {
+        switch self {
+        case .notAnEventLog(let path, let reason): "\(path) is not a Logbook event log: \(reason)"
+        case .unsupportedSchema(let found, let supported):
+            "the event log has schema version \(found); this build reads up to \(supported)"
+        case .corrupt(let message): "the event log is corrupt: \(message)"
+        case .unavailable(let message): "the event log is unavailable: \(message)"
+        case .invalidRequest(let message): "invalid append request: \(message)"
+        }
+    }
+}

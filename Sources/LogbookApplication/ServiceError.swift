@@ -1,0 +1,61 @@
+public import LogbookDomain
+
+/// The closed list of error codes clients see. These strings are a public contract:
+/// they change only together with `schemas/`, the README and the tests.
+public enum ErrorCode: String, Sendable, CaseIterable {
+    case invalidInput = "invalid_input"
+    case notFound = "not_found"
+    case alreadyExists = "already_exists"
+    case emailTaken = "email_taken"
+    case productNotAvailable = "product_not_available"
+    case insufficientStock = "insufficient_stock"
+    case wrongExpectedVersion = "wrong_expected_version"
+    case unknownType = "unknown_type"
+    case malformedRequest = "malformed_request"
+    case unauthorized
+    case timeout
+    case unavailable
+    case `internal`
+}
+
+/// An error as a client receives it: a code, a message for people, details for programs.
+public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var message: String
+    public var details: [(key: String, value: ErrorDetail)]
+
+    public init(_ code: ErrorCode, _ message: String, details: [(key: String, value: ErrorDetail)] = []) {
+        self.code = code
+        self.message = message
+        self.details = details
+    }
+
+    public init(_ error: DomainError) {
+        // Every domain code is one of ours; `internal` only if the two lists ever drift apart.
+        self.init(ErrorCode(rawValue: error.code) ?? .internal, error.message, details: error.details)
+    }
+
+    public init(_ error: EventStoreError) {
+        switch error {
+        case .unavailable(let message): self.init(.unavailable, "the event log is unavailable: \(message)")
+        default: self.init(.internal, error.description)
+        }
+    }
+
+    public init(_ conflict: VersionConflict) {
+        self.init(
+            .wrongExpectedVersion,
+            "stream '\(conflict.stream)' is at version \(conflict.actual), expected \(conflict.expected)",
+            details: [
+                ("stream", .string(conflict.stream)), ("expected", .string(conflict.expected.description)),
+                ("actual", .int(conflict.actual)),
+            ])
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    public static func == (lhs: ServiceError, rhs: ServiceError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+            && lhs.details.elementsEqual(rhs.details, by: { $0.key == $1.key && $0.value == $1.value })
+    }
+}

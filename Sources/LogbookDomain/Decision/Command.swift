@@ -1,0 +1,69 @@
+/// Every command the domain accepts, with already-valid values.
+public enum Command: Sendable, Equatable {
+    case user(UserCommand)
+    case post(PostCommand)
+    case product(ProductCommand)
+
+    /// The wire name of the command (`RegisterUser`, …).
+    public var typeName: String {
+        switch self {
+        case .user(.register): "RegisterUser"
+        case .user(.updateProfile): "UpdateUserProfile"
+        case .user(.changeSubscription): "ChangeSubscription"
+        case .user(.delete): "DeleteUser"
+        case .post(.create): "CreatePost"
+        case .post(.edit): "EditPost"
+        case .post(.delete): "DeletePost"
+        case .product(.add): "AddProduct"
+        case .product(.update): "UpdateProduct"
+        case .product(.restock): "RestockProduct"
+        case .product(.remove): "RemoveProduct"
+        case .product(.purchase): "PurchaseProduct"
+        }
+    }
+
+    /// The stream a client's `expectedVersion` refers to.
+    public var primaryStream: StreamId {
+        switch self {
+        case .user(.register(let c)): .user(c.userId)
+        case .user(.updateProfile(let c)): .user(c.userId)
+        case .user(.changeSubscription(let c)): .user(c.userId)
+        case .user(.delete(let c)): .user(c.userId)
+        case .post(.create(let c)): .post(c.postId)
+        case .post(.edit(let c)): .post(c.postId)
+        case .post(.delete(let c)): .post(c.postId)
+        case .product(.add(let c)): .product(c.productId)
+        case .product(.update(let c)): .product(c.productId)
+        case .product(.restock(let c)): .product(c.productId)
+        case .product(.remove(let c)): .product(c.productId)
+        case .product(.purchase(let c)): .product(c.productId)
+        }
+    }
+
+    /// Every stream whose state the decision reads, given what is known so far. The
+    /// caller loads these, asks again with the loaded states until nothing new is named
+    /// (a user's current email claim is only known once the user is loaded), and appends
+    /// with their versions as expectations, so a decision never commits on stale state.
+    public func streamsRead(given states: AggregateStates) -> [StreamId] {
+        switch self {
+        case .user(let command):
+            let userId: UserId
+            var newEmail: NormalizedEmail?
+            switch command {
+            case .register(let c): (userId, newEmail) = (c.userId, c.email.normalized)
+            case .updateProfile(let c): (userId, newEmail) = (c.userId, c.email?.normalized)
+            case .changeSubscription(let c): userId = c.userId
+            case .delete(let c): userId = c.userId
+            }
+            var streams: [StreamId] = [.user(userId)]
+            if let newEmail { streams.append(.email(newEmail)) }
+            if let current = states.user(userId).liveUser?.email.normalized, current != newEmail {
+                streams.append(.email(current))
+            }
+            return streams
+        case .post(.create(let c)): return [.post(c.postId), .user(c.authorId)]
+        case .product(.purchase(let c)): return [.product(c.productId), .order(c.orderId), .user(c.userId)]
+        case .post, .product: return [primaryStream]
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// Decides a whole command: it runs the decider of each aggregate the command touches
+/// and returns every event to append, in order, as one atomic decision. Pure: the
+/// states are handed in, nothing is read from outside.
+public enum CommandDecider {
+    public static func decide(_ command: Command, given states: AggregateStates) throws(DomainError) -> [DomainEvent] {
+        switch command {
+        case .user(let userCommand):
+            return try decideUser(userCommand, given: states)
+
+        case .post(let postCommand):
+            let postId: PostId
+            let author: UserState
+            switch postCommand {
+            case .create(let c): (postId, author) = (c.postId, states.user(c.authorId))
+            case .edit(let c): (postId, author) = (c.postId, .unregistered)
+            case .delete(let c): (postId, author) = (c.postId, .unregistered)
+            }
+            return try PostDecider.decide(postCommand, state: states.post(postId), author: author).map(DomainEvent.post)
+
+        case .product(.purchase(let c)):
+            let productState = states.product(c.productId)
+            guard let product = productState.liveProduct else { throw .notFound(.product, id: c.productId.rawValue) }
+            let orderEvents = try OrderDecider.decide(
+                .place(c, unitPrice: product.price), state: states.order(c.orderId), buyer: states.user(c.userId))
+            let productEvents = try ProductDecider.decide(.purchase(c), state: productState)
+            return productEvents.map(DomainEvent.product) + orderEvents.map(DomainEvent.order)
+
+        case .product(let productCommand):
+            let productId: ProductId
+            switch productCommand {
+            case .add(let c): productId = c.productId
+            case .update(let c): productId = c.productId
+            case .restock(let c): productId = c.productId
+            case .remove(let c): productId = c.productId
+            case .purchase(let c): productId = c.productId
+            }
+            return try ProductDecider.decide(productCommand, state: states.product(productId)).map(DomainEvent.product)
+        }
+    }
+
+    /// User commands also claim and release email addresses, so that no two live users share one.
+    private static func decideUser(_ command: UserCommand, given states: AggregateStates) throws(DomainError)
+        -> [DomainEvent]
+    {
+        let userId: UserId
+        switch command {
+        case .register(let c): userId = c.userId
+        case .updateProfile(let c): userId = c.userId
+        case .changeSubscription(let c): userId = c.userId
+        case .delete(let c): userId = c.userId
+        }
+        let before = states.user(userId)
+        let userEvents = try UserDecider.decide(command, state: before)
+        let after = userEvents.reduce(before) { $0.evolved(by: $1) }
+
+        var claimEvents: [EmailClaimEvent] = []
+        let oldEmail = before.liveUser?.email.normalized
+        let newEmail = after.liveUser?.email.normalized
+        if let newEmail, newEmail != oldEmail, let address = after.liveUser?.email {
+            claimEvents += try EmailClaimDecider.decide(.claim(address, for: userId), state: states.emailClaim(newEmail))
+        }
+        if let oldEmail, oldEmail != newEmail {
+            claimEvents += try EmailClaimDecider.decide(
+                .release(oldEmail, from: userId), state: states.emailClaim(oldEmail))
+        }
+        return userEvents.map(DomainEvent.user) + claimEvents.map(DomainEvent.emailClaim)
+    }
+}

@@ -1,0 +1,72 @@
+/// What can be asked of a product.
+public enum ProductCommand: Sendable, Equatable {
+    case add(AddProduct)
+    case update(UpdateProduct)
+    case restock(RestockProduct)
+    case remove(RemoveProduct)
+    case purchase(PurchaseProduct)
+}
+
+public struct AddProduct: Sendable, Equatable {
+    public var productId: ProductId
+    public var name: ProductName
+    public var price: Money
+    public var category: ProductCategory
+    public var stock: Stock
+
+    public init(productId: ProductId, name: ProductName, price: Money, category: ProductCategory, stock: Stock) {
+        self.productId = productId
+        self.name = name
+        self.price = price
+        self.category = category
+        self.stock = stock
+    }
+}
+
+/// Absent fields stay as they are; at least one must be given.
+public struct UpdateProduct: Sendable, Equatable {
+    public var productId: ProductId
+    public var name: ProductName?
+    public var price: Money?
+    public var category: ProductCategory?
+
+    public init(
+        productId: ProductId, name: ProductName? = nil, price: Money? = nil, category: ProductCategory? = nil
+    ) {
+        self.productId = productId
+        self.name = name
+        self.price = price
+        self.category = category
+    }
+}
+
+public struct RestockProduct: Sendable, Equatable {
+    public var productId: ProductId
+    public var quantity: Quantity
+
+    public init(productId: ProductId, quantity: Quantity) {
+        self.productId = productId
+        self.quantity = quantity
+    }
+}
+
+public struct RemoveProduct: Sendable, Equatable {
+    public var productId: ProductId
+
+    public init(productId: ProductId) { self.productId = productId }
+}
+
+/// Buys `quantity` of a product for a user; it also places the order `orderId`.
+public struct PurchaseProduct: Sendable, Equatable {
+    public var orderId: OrderId
+    public var userId: UserId
+    public var productId: ProductId
+    public var quantity: Quantity
+
+    public init(orderId: OrderId, userId: UserId, productId: ProductId, quantity: Quantity) {
+        self.orderId = orderId
+        self.userId = userId
+        self.productId = productId
+        self.quantity = quantity
+    }
+}

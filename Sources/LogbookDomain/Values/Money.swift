@@ -1,0 +1,52 @@
+/// An exact, non-negative amount of money with two decimal places, held as whole cents.
+/// It is written `"19.99"` on the wire, never as a binary float.
+public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The largest price accepted: 999,999,999.99. With quantities capped at
+    /// `Quantity.maximum`, a total can never overflow.
+    public static let maximumCents: Int64 = 99_999_999_999
+
+    public let cents: Int64
+
+    public static let zero = Money(uncheckedCents: 0)
+
+    init(uncheckedCents cents: Int64) { self.cents = cents }
+
+    /// Reads a decimal string: digits, optionally `.` and one or two more digits.
+    /// `"19.9"` becomes 19.90; signs, exponents and a third decimal are refused.
+    public init(_ text: String, field: String = "price") throws(DomainError) {
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
+        let isDigit: (UInt8) -> Bool = { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(isDigit) else {
+            throw .invalidInput(field: field, reason: "must be a decimal string such as \"19.99\"")
+        }
+        let fraction = parts.count == 2 ? Array(parts[1]) : []
+        guard parts.count == 1 || (1...2).contains(fraction.count), fraction.allSatisfy(isDigit) else {
+            throw .invalidInput(field: field, reason: "must have one or two digits after the decimal point")
+        }
+        let significant = whole.drop(while: { $0 == UInt8(ascii: "0") })
+        guard significant.count <= 9 else {
+            throw .invalidInput(field: field, reason: "must be at most 999999999.99")
+        }
+        var cents: Int64 = 0
+        for digit in significant { cents = cents * 10 + Int64(digit - UInt8(ascii: "0")) }
+        var fractionCents: Int64 = 0
+        for (offset, digit) in fraction.enumerated() {
+            fractionCents += Int64(digit - UInt8(ascii: "0")) * (offset == 0 ? 10 : 1)
+        }
+        self.cents = cents * 100 + fractionCents
+    }
+
+    /// The exact product of this amount and a quantity.
+    public func multiplied(by quantity: Quantity) -> Money {
+        // Bounded: 99,999,999,999 × 1,000,000,000 < Int64.max.
+        Money(uncheckedCents: cents * Int64(quantity.value))
+    }
+
+    /// The canonical wire form: `"0.30"`, `"19.99"`, `"1200.00"`.
+    public var description: String {
+        let fraction = cents % 100
+        return "\(cents / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
+    public static func < (lhs: Money, rhs: Money) -> Bool { lhs.cents < rhs.cents }
+}

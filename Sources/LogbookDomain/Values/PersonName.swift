@@ -1,0 +1,10 @@
+/// A user's display name: 1–100 characters after trimming, on one line.
+public struct PersonName: Hashable, Sendable, CustomStringConvertible {
+    public let value: String
+
+    public init(_ raw: String, field: String = "name") throws(DomainError) {
+        value = try boundedLine(raw, field: field, range: 1...100)
+    }
+
+    public var description: String { value }
+}

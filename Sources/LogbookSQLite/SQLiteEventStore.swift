@@ -1,0 +1,227 @@
+public import LogbookApplication
+import CSQLite
+import Synchronization
+
+/// The event log in one SQLite file: WAL journal, `synchronous=FULL`, so an append that
+/// returned is on disk. Several processes may open the same file; writers take turns.
+/// Refuses, with `EventStoreError.notAnEventLog`, a file that is not a database or
+/// belongs to another program, and one written by a newer schema.
+public final class SQLiteEventStore: EventStore {
+    public let path: String
+    private let connection: Mutex<SQLiteConnection>
+
+    /// Opens (creating if needed) the log at `path`.
+    /// - Parameter busyTimeoutMilliseconds: how long to wait for another writer's lock.
+    public init(path: String, busyTimeoutMilliseconds: Int = 5_000) throws(EventStoreError) {
+        self.path = path
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path)
+        } catch {
+            throw .unavailable("cannot open \(path): \(error)")
+        }
+        try Self.prepare(connection, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        self.connection = Mutex(connection)
+    }
+
+    private static func prepare(_ db: SQLiteConnection, path: String, busyTimeoutMilliseconds: Int)
+        throws(EventStoreError)
+    {
+        do {
+            try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+            let tableCount = try db.scalar("SELECT count(*) FROM sqlite_schema") ?? 0
+            let applicationId = try db.scalar("PRAGMA application_id") ?? 0
+            let version = try db.scalar("PRAGMA user_version") ?? 0
+            if tableCount > 0 || applicationId != 0 {
+                guard applicationId == SQLiteSchema.applicationId else {
+                    throw EventStoreError.notAnEventLog(
+                        path: path, reason: "it is another program's SQLite database (application_id \(applicationId))")
+                }
+                guard version <= SQLiteSchema.version else {
+                    throw EventStoreError.unsupportedSchema(found: Int(version), supported: Int(SQLiteSchema.version))
+                }
+            }
+            guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
+                throw EventStoreError.unavailable("\(path): the WAL journal cannot be enabled")
+            }
+            try db.execute("PRAGMA synchronous = FULL")
+            if tableCount == 0 && applicationId == 0 {
+                try db.execute(
+                    "BEGIN IMMEDIATE; \(SQLiteSchema.create) PRAGMA application_id = \(SQLiteSchema.applicationId); "
+                        + "PRAGMA user_version = \(SQLiteSchema.version); COMMIT;")
+            }
+        } catch let error as EventStoreError {
+            throw error
+        } catch let error as SQLiteError {
+            try? db.execute("ROLLBACK")
+            throw storeError(error, path: path)
+        } catch {
+            throw .unavailable("\(path): \(error)")
+        }
+    }
+
+    static func storeError(_ error: SQLiteError, path: String) -> EventStoreError {
+        if error.code & 0xFF == SQLITE_NOTADB { return .notAnEventLog(path: path, reason: "it is not a SQLite database") }
+        if error.isCorruption { return .corrupt("\(path): \(error)") }
+        if error.isTransient { return .unavailable("\(path): \(error)") }
+        return .corrupt("\(path): unexpected SQLite failure: \(error)")
+    }
+
+    private func withConnection<T: Sendable>(
+        _ body: @Sendable (SQLiteConnection) throws(SQLiteError) -> T
+    ) throws(EventStoreError) -> T {
+        let result: Result<T, SQLiteError> = connection.withLock { db in
+            do throws(SQLiteError) { return .success(try body(db)) } catch { return .failure(error) }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw Self.storeError(error, path: path)
+        }
+    }
+
+    // MARK: Append
+
+    public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
+        for request in batch where request.events.isEmpty {
+            throw .invalidRequest("command '\(request.commandId)' has no events to append")
+        }
+        guard !batch.isEmpty else { return [] }
+        return try withConnection { db throws(SQLiteError) in
+            try db.execute("BEGIN IMMEDIATE")
+            do throws(SQLiteError) {
+                let results = try Self.appendInTransaction(batch, db)
+                try db.execute("COMMIT")
+                return results
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private static func appendInTransaction(_ batch: [AppendRequest], _ db: SQLiteConnection) throws(SQLiteError)
+        -> [AppendResult]
+    {
+        var head = try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
+        var versions: [String: Int] = [:]
+        func version(of stream: String) throws(SQLiteError) -> Int {
+            if let known = versions[stream] { return known }
+            let current = Int(
+                try db.scalar("SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = ?", [.text(stream)]) ?? 0)
+            versions[stream] = current
+            return current
+        }
+
+        var results: [AppendResult] = []
+        results.reserveCapacity(batch.count)
+        let insert = "INSERT INTO events (position, event_id, stream, category, version, type, data, command_id, "
+            + "correlation_id, causation_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        requests: for request in batch {
+            if let committed = try committedCommand(request.commandId, db) {
+                results.append(.duplicate(committed))
+                continue
+            }
+            for (stream, expected) in request.expectations.sorted(by: { $0.key < $1.key }) {
+                let current = try version(of: stream)
+                if !expected.isMet(byCurrentVersion: current) {
+                    results.append(.conflict(VersionConflict(stream: stream, expected: expected, actual: current)))
+                    continue requests
+                }
+            }
+            var recorded: [RecordedEvent] = []
+            recorded.reserveCapacity(request.events.count)
+            for event in request.events {
+                head += 1
+                let streamVersion = try version(of: event.stream) + 1
+                versions[event.stream] = streamVersion
+                let record = RecordedEvent(
+                    position: head, eventId: event.eventId, stream: event.stream, version: streamVersion,
+                    type: event.type, data: event.data, metadata: request.metadata, recordedAt: event.recordedAt)
+                try db.statement(insert).run([
+                    .int(head), .text(record.eventId), .text(record.stream), .text(record.category),
+                    .int(Int64(streamVersion)), .text(record.type), .text(record.data),
+                    .text(request.metadata.commandId), .text(request.metadata.correlationId),
+                    .text(request.metadata.causationId), .int(record.recordedAt),
+                ])
+                recorded.append(record)
+            }
+            try db.statement("INSERT INTO commands (command_id, first_position, last_position) VALUES (?, ?, ?)")
+                .run([.text(request.commandId), .int(recorded[0].position), .int(head)])
+            results.append(.committed(CommittedCommand(commandId: request.commandId, events: recorded)))
+        }
+        return results
+    }
+
+    // MARK: Reads
+
+    private static let columns =
+        "position, event_id, stream, version, type, data, command_id, correlation_id, causation_id, recorded_at"
+
+    private static func events(_ sql: String, _ bindings: [SQLiteValue], _ db: SQLiteConnection) throws(SQLiteError)
+        -> [RecordedEvent]
+    {
+        let statement = try db.statement(sql)
+        try statement.bind(bindings)
+        var events: [RecordedEvent] = []
+        while try statement.step() {
+            events.append(
+                RecordedEvent(
+                    position: statement.int64(0), eventId: statement.string(1), stream: statement.string(2),
+                    version: Int(statement.int64(3)), type: statement.string(4), data: statement.string(5),
+                    metadata: EventMetadata(
+                        commandId: statement.string(6), correlationId: statement.string(7),
+                        causationId: statement.string(8)),
+                    recordedAt: statement.int64(9)))
+        }
+        return events
+    }
+
+    private static func committedCommand(_ commandId: String, _ db: SQLiteConnection) throws(SQLiteError)
+        -> CommittedCommand?
+    {
+        let lookup = try db.statement("SELECT first_position, last_position FROM commands WHERE command_id = ?")
+        try lookup.bind([.text(commandId)])
+        guard try lookup.step() else { return nil }
+        let (first, last) = (lookup.int64(0), lookup.int64(1))
+        let events = try events(
+            "SELECT \(columns) FROM events WHERE position BETWEEN ? AND ? ORDER BY position", [.int(first), .int(last)], db)
+        return CommittedCommand(commandId: commandId, events: events)
+    }
+
+    public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
+        try withConnection { db throws(SQLiteError) in
+            try Self.events(
+                "SELECT \(Self.columns) FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?",
+                [.text(stream), .int(Int64(fromVersion)), .int(Int64(max(limit, 0)))], db)
+        }
+    }
+
+    public func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
+        -> [RecordedEvent]
+    {
+        try withConnection { db throws(SQLiteError) in
+            let limit = SQLiteValue.int(Int64(max(limit, 0)))
+            guard let categories else {
+                return try Self.events(
+                    "SELECT \(Self.columns) FROM events WHERE position >= ? ORDER BY position LIMIT ?",
+                    [.int(fromPosition), limit], db)
+            }
+            let sorted = categories.sorted()
+            let placeholders = Array(repeating: "?", count: sorted.count).joined(separator: ", ")
+            return try Self.events(
+                "SELECT \(Self.columns) FROM events WHERE position >= ? AND category IN (\(placeholders)) "
+                    + "ORDER BY position LIMIT ?",
+                [.int(fromPosition)] + sorted.map { .text($0) } + [limit], db)
+        }
+    }
+
+    public func headPosition() throws(EventStoreError) -> Int64 {
+        try withConnection { db throws(SQLiteError) in
+            try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
+        }
+    }
+
+    public func committedCommand(_ commandId: String) throws(EventStoreError) -> CommittedCommand? {
+        try withConnection { db throws(SQLiteError) in try Self.committedCommand(commandId, db) }
+    }
+}

@@ -1,0 +1,44 @@
+/// The event log's tables. `application_id` marks the file as a Logbook log; `user_version`
+/// is the schema version. Triggers make the database itself refuse to change or remove
+/// events or command records, and refuse an event whose position or version would leave a hole.
+enum SQLiteSchema {
+    /// "LOGB" in ASCII.
+    static let applicationId: Int64 = 0x4C4F_4742
+    static let version: Int64 = 1
+
+    static let create = """
+        CREATE TABLE events (
+            position       INTEGER PRIMARY KEY,
+            event_id       TEXT    NOT NULL,
+            stream         TEXT    NOT NULL,
+            category       TEXT    NOT NULL,
+            version        INTEGER NOT NULL CHECK (version >= 1),
+            type           TEXT    NOT NULL,
+            data           TEXT    NOT NULL,
+            command_id     TEXT    NOT NULL,
+            correlation_id TEXT    NOT NULL,
+            causation_id   TEXT    NOT NULL,
+            recorded_at    INTEGER NOT NULL,
+            UNIQUE (stream, version)
+        );
+        CREATE INDEX events_by_category ON events (category, position);
+        CREATE TABLE commands (
+            command_id     TEXT    PRIMARY KEY,
+            first_position INTEGER NOT NULL,
+            last_position  INTEGER NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TRIGGER events_are_contiguous BEFORE INSERT ON events
+        WHEN NEW.position IS NOT (SELECT COALESCE(MAX(position), 0) + 1 FROM events)
+          OR NEW.version IS NOT (SELECT COALESCE(MAX(version), 0) + 1 FROM events WHERE stream = NEW.stream)
+        BEGIN SELECT RAISE(ABORT, 'events must be appended at the next position and the next stream version'); END;
+        CREATE TRIGGER events_refuse_update BEFORE UPDATE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE is refused'); END;
+        CREATE TRIGGER events_refuse_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE is refused'); END;
+        CREATE TRIGGER commands_refuse_update BEFORE UPDATE ON commands
+        BEGIN SELECT RAISE(ABORT, 'command records are append-only: UPDATE is refused'); END;
+        CREATE TRIGGER commands_refuse_delete BEFORE DELETE ON commands
+        BEGIN SELECT RAISE(ABORT, 'command records are append-only: DELETE is refused'); END;
+        """
+}
