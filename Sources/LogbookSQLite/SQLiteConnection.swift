@@ -51,7 +51,8 @@ final class SQLiteConnection {
         }
     }
 
-    /// A prepared statement for `sql`, reset and cleared, kept for reuse.
+    /// A prepared statement for `sql`, reset and cleared, kept for reuse. A caller that
+    /// stops stepping before the last row resets it, so that it holds no read transaction.
     func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let cached = statements[sql] {
             cached.reset()
@@ -69,6 +70,7 @@ final class SQLiteConnection {
     func scalar(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
         let statement = try statement(sql)
         try statement.bind(bindings)
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         return statement.isNull(0) ? nil : statement.int64(0)
     }
@@ -76,6 +78,7 @@ final class SQLiteConnection {
     /// The single text a query returns, or nil for no row.
     func text(_ sql: String) throws(SQLiteError) -> String? {
         let statement = try statement(sql)
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         return statement.isNull(0) ? nil : statement.string(0)
     }

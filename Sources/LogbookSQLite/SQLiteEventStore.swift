@@ -183,6 +183,7 @@ public final class SQLiteEventStore: EventStore {
         try lookup.bind([.text(commandId)])
         guard try lookup.step() else { return nil }
         let (first, last) = (lookup.int64(0), lookup.int64(1))
+        lookup.reset()
         let events = try events(
             "SELECT \(columns) FROM events WHERE position BETWEEN ? AND ? ORDER BY position", [.int(first), .int(last)], db)
         return CommittedCommand(commandId: commandId, events: events)
@@ -218,6 +219,14 @@ public final class SQLiteEventStore: EventStore {
     public func headPosition() throws(EventStoreError) -> Int64 {
         try withConnection { db throws(SQLiteError) in
             try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
+        }
+    }
+
+    /// The durability settings in force on this store's connection, as SQLite reports them:
+    /// `("wal", 2)` means WAL journal with `synchronous=FULL`.
+    public func durabilitySettings() throws(EventStoreError) -> (journalMode: String, synchronous: Int) {
+        try withConnection { db throws(SQLiteError) in
+            (try db.text("PRAGMA journal_mode") ?? "", Int(try db.scalar("PRAGMA synchronous") ?? -1))
         }
     }
 

@@ -1,0 +1,132 @@
+import Foundation
+import LogbookApplication
+import LogbookSQLite
+import Testing
+
+/// What only the SQLite log promises: it recognises its own files, runs in WAL mode with
+/// full sync, keeps positions whole in the database itself, and shares one file between
+/// several openers (processes) safely.
+@Suite("SQLite event store")
+struct SQLiteEventStoreTests {
+    private func withDirectory(_ body: (URL) throws -> Void) throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try body(directory)
+    }
+
+    @Test("a file of random bytes is refused with a clear error, not a crash")
+    func randomBytesRefused() throws {
+        try withDirectory { directory in
+            let path = directory.appendingPathComponent("garbage.sqlite3").path
+            var generator = SystemRandomNumberGenerator()
+            let bytes = (0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            #expect {
+                _ = try SQLiteEventStore(path: path)
+            } throws: { error in
+                guard case .notAnEventLog(let reported, let reason)? = error as? EventStoreError else { return false }
+                return reported == path && reason.contains("not a SQLite database")
+            }
+            let contents = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(contents == Data(bytes), "the file is left untouched")
+        }
+    }
+
+    @Test("another program's SQLite database is refused and left untouched")
+    func foreignDatabaseRefused() throws {
+        try withDirectory { directory in
+            let path = directory.appendingPathComponent("other.sqlite3").path
+            #expect(RawSQLResult(path: path, sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)").succeeded)
+            #expect {
+                _ = try SQLiteEventStore(path: path)
+            } throws: { error in
+                guard case .notAnEventLog? = error as? EventStoreError else { return false }
+                return true
+            }
+            #expect(RawSQLResult(path: path, sql: "SELECT 1 FROM events").message.contains("no such table"))
+        }
+    }
+
+    @Test("a log written by a newer schema version is refused")
+    func newerSchemaRefused() throws {
+        try withDirectory { directory in
+            let path = directory.appendingPathComponent("events.sqlite3").path
+            _ = try SQLiteEventStore(path: path)
+            #expect(RawSQLResult(path: path, sql: "PRAGMA user_version = 99").succeeded)
+            #expect(throws: EventStoreError.unsupportedSchema(found: 99, supported: 1)) {
+                _ = try SQLiteEventStore(path: path)
+            }
+        }
+    }
+
+    @Test("a log in a directory that does not exist is unavailable, not a crash")
+    func missingDirectory() throws {
+        #expect {
+            _ = try SQLiteEventStore(path: "/nonexistent-\(UUID().uuidString)/events.sqlite3")
+        } throws: { error in
+            guard case .unavailable? = error as? EventStoreError else { return false }
+            return true
+        }
+    }
+
+    @Test("the log runs in WAL mode with synchronous=FULL")
+    func walMode() throws {
+        try withDirectory { directory in
+            let path = directory.appendingPathComponent("events.sqlite3").path
+            let store = try SQLiteEventStore(path: path)
+            let settings = try store.durabilitySettings()
+            #expect(settings.journalMode == "wal")
+            #expect(settings.synchronous == 2, "2 is FULL")
+            _ = try store.append([Requests.simple("c1", stream: "a-1")])
+            #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        }
+    }
+
+    @Test("the database itself refuses an event that would leave a hole in positions or versions")
+    func holesRefusedByDatabase() throws {
+        try withDirectory { directory in
+            let path = directory.appendingPathComponent("events.sqlite3").path
+            let store = try SQLiteEventStore(path: path)
+            _ = try store.append([Requests.simple("c1", stream: "a-1")])
+            let columns = "(position, event_id, stream, category, version, type, data, command_id, correlation_id, causation_id, recorded_at)"
+            let skipPosition = RawSQLResult(
+                path: path, sql: "INSERT INTO events \(columns) VALUES (3, 'e', 'a-1', 'a', 2, 'T', '{}', 'x', 'x', 'x', 0)")
+            #expect(!skipPosition.succeeded)
+            let skipVersion = RawSQLResult(
+                path: path, sql: "INSERT INTO events \(columns) VALUES (2, 'e', 'a-1', 'a', 3, 'T', '{}', 'x', 'x', 'x', 0)")
+            #expect(!skipVersion.succeeded)
+            #expect(try store.headPosition() == 1)
+        }
+    }
+
+    @Test("two stores on one file (two processes) share positions and see each other's writes")
+    func twoOpenersShareOneLog() throws {
+        try withDirectory { directory in
+            let path = directory.appendingPathComponent("events.sqlite3").path
+            let first = try SQLiteEventStore(path: path)
+            let second = try SQLiteEventStore(path: path)
+            _ = try first.append([Requests.request("c1", [Requests.event("a-1")], expecting: ["a-1": .noStream])])
+            let racing = try second.append([Requests.request("c2", [Requests.event("a-1")], expecting: ["a-1": .noStream])])
+            #expect(racing == [.conflict(VersionConflict(stream: "a-1", expected: .noStream, actual: 1))])
+            #expect(try second.append([Requests.simple("c1", stream: "b-1")])[0].duplicate != nil)
+            let next = try second.append([Requests.simple("c3", stream: "b-1")])
+            #expect(next[0].committed?.events.first?.position == 2)
+            #expect(try first.read(fromPosition: 1, limit: 10, categories: nil).map(\.position) == [1, 2])
+        }
+    }
+
+    @Test("many threads appending through two openers of one file leave no holes")
+    func concurrentOpeners() throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.sqlite3").path
+        let stores = [try SQLiteEventStore(path: path), try SQLiteEventStore(path: path)]
+        let errors = onThreads(4) { writer in
+            for n in 0..<25 {
+                _ = try stores[writer % 2].append([Requests.simple("w\(writer)-\(n)", stream: "s-\(n % 5)")])
+            }
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(try stores[0].read(fromPosition: 1, limit: 1000, categories: nil).map(\.position) == (1...100).map { Int64($0) })
+    }
+}

@@ -1,0 +1,142 @@
+import CSQLite
+import Foundation
+import Testing
+import LogbookApplication
+import LogbookMemory
+import LogbookSQLite
+import Synchronization
+
+/// The implementations every contract test runs against.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case memory, sqlite
+
+    var testDescription: String { rawValue }
+}
+
+/// One store under test, with what the contract needs beyond the protocol: reopening
+/// (for durability) and raw tampering (for the append-only guarantee).
+final class StoreHarness {
+    let kind: StoreKind
+    private(set) var store: any EventStore
+    let directory: URL?
+
+    init(_ kind: StoreKind) throws {
+        self.kind = kind
+        switch kind {
+        case .memory:
+            directory = nil
+            store = InMemoryEventStore()
+        case .sqlite:
+            let directory = try TemporaryDirectory.make()
+            self.directory = directory
+            store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite3").path)
+        }
+    }
+
+    deinit {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    var databasePath: String? { directory?.appendingPathComponent("events.sqlite3").path }
+
+    /// Closes and reopens the store; the in-memory store has nothing to reopen, so it stays.
+    func reopen() throws {
+        guard kind == .sqlite, let databasePath else { return }
+        store = InMemoryEventStore()  // drop the old connection before opening a new one
+        store = try SQLiteEventStore(path: databasePath)
+    }
+
+    /// Runs raw SQL against the file behind the store; nil when the store has no file.
+    func rawSQL(_ sql: String) -> RawSQLResult? {
+        guard let databasePath else { return nil }
+        return RawSQLResult(path: databasePath, sql: sql)
+    }
+}
+
+/// The outcome of running SQL through a separate raw SQLite connection.
+struct RawSQLResult {
+    let code: Int32
+    let message: String
+
+    init(path: String, sql: String) {
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        sqlite3_busy_timeout(db, 5_000)
+        var error: UnsafeMutablePointer<CChar>?
+        code = sqlite3_exec(db, sql, nil, nil, &error)
+        message = error.map { String(cString: $0) } ?? ""
+        sqlite3_free(error)
+        sqlite3_close(db)
+    }
+
+    var succeeded: Bool { code == SQLITE_OK }
+}
+
+enum TemporaryDirectory {
+    static func make() throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("logbook-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+/// Builders for append requests, so that tests say what matters and nothing else.
+enum Requests {
+    static func event(_ stream: String, _ type: String = "Happened", data: String = #"{"n":1}"#) -> NewEvent {
+        NewEvent(eventId: UUID().uuidString, stream: stream, type: type, data: data, recordedAt: 1_764_000_000_000)
+    }
+
+    static func request(
+        _ commandId: String, _ events: [NewEvent], expecting expectations: [String: ExpectedVersion] = [:]
+    ) -> AppendRequest {
+        AppendRequest(
+            metadata: EventMetadata(commandId: commandId, correlationId: "corr-\(commandId)", causationId: commandId),
+            events: events, expectations: expectations)
+    }
+
+    /// A request appending `count` events to `stream` with no expectation.
+    static func simple(_ commandId: String, stream: String, count: Int = 1) -> AppendRequest {
+        request(commandId, (0..<count).map { _ in event(stream) })
+    }
+}
+
+extension AppendResult {
+    var committed: CommittedCommand? {
+        if case .committed(let committed) = self { committed } else { nil }
+    }
+
+    var duplicate: CommittedCommand? {
+        if case .duplicate(let committed) = self { committed } else { nil }
+    }
+
+    var conflict: VersionConflict? {
+        if case .conflict(let conflict) = self { conflict } else { nil }
+    }
+}
+
+/// Runs `body` on `count` threads of their own at once and waits for all of them; the
+/// store's calls block, so they get real threads rather than Swift concurrency's pool.
+/// Returns the errors the threads threw.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) -> [any Error] {
+    let group = DispatchGroup()
+    let errors = ErrorBox()
+    for index in 0..<count {
+        group.enter()
+        Thread {
+            defer { group.leave() }
+            do { try body(index) } catch { errors.append(error) }
+        }.start()
+    }
+    group.wait()
+    return errors.all
+}
+
+/// Collects errors from several threads.
+final class ErrorBox: Sendable {
+    private let errors = Mutex<[any Error]>([])
+
+    func append(_ error: any Error) { errors.withLock { $0.append(error) } }
+
+    var all: [any Error] { errors.withLock { $0 } }
+}
