@@ -8,6 +8,11 @@ public struct StreamStateCache {
     public struct Entry: Sendable, Equatable {
         public var version: Int
         public var state: AggregateState
+
+        public init(version: Int, state: AggregateState) {
+            self.version = version
+            self.state = state
+        }
     }
 
     public let capacity: Int
