@@ -1,0 +1,75 @@
+import LogbookDomain
+public import LogbookJSON
+
+/// The JSON shapes of wire contract version 1 (ARCHITECTURE §5, `schemas/`): event
+/// envelopes, command replies and error objects. One place writes them, so every
+/// adapter (CLI, sockets) prints the same documents.
+public enum WireEncoding {
+    /// `{"eventId","position","stream","version","type","data","metadata","recordedAt"}`.
+    /// Throws when the stored `data` is not JSON (a damaged log), rather than inventing a payload.
+    public static func envelope(_ event: RecordedEvent) throws(EventDecodingError) -> JSONValue {
+        let data: JSONValue
+        do {
+            data = try JSONParser.parse(event.data)
+        } catch {
+            throw EventDecodingError(type: event.type, reason: "payload is not JSON: \(error)")
+        }
+        return [
+            "eventId": .string(event.eventId),
+            "position": .int(Int(event.position)),
+            "stream": .string(event.stream),
+            "version": .int(event.version),
+            "type": .string(event.type),
+            "data": data,
+            "metadata": [
+                "commandId": .string(event.metadata.commandId),
+                "correlationId": .string(event.metadata.correlationId),
+                "causationId": .string(event.metadata.causationId),
+            ],
+            "recordedAt": .string(Timestamp(millisecondsSinceEpoch: event.recordedAt).rfc3339),
+        ]
+    }
+
+    /// `{"code","message","details"?}`.
+    public static func error(_ error: ServiceError) -> JSONValue {
+        var object: JSONObject = ["code": .string(error.code.rawValue), "message": .string(error.message)]
+        if !error.details.isEmpty {
+            var details = JSONObject()
+            for (key, value) in error.details {
+                switch value {
+                case .string(let text): details[key] = .string(text)
+                case .int(let number): details[key] = .int(number)
+                }
+            }
+            object["details"] = .object(details)
+        }
+        return .object(object)
+    }
+
+    /// `{"id","ok":false,"error":{…}}`.
+    public static func failure(id: String, _ error: ServiceError) -> JSONValue {
+        ["id": .string(id), "ok": false, "error": WireEncoding.error(error)]
+    }
+
+    /// `{"id","ok":true,"position","events":[…]}` or the failure reply.
+    public static func commandReply(id: String, _ outcome: CommandOutcome) -> JSONValue {
+        switch outcome {
+        case .rejected(let error):
+            return failure(id: id, error)
+        case .accepted(let accepted):
+            var envelopes: [JSONValue] = []
+            for event in accepted.events {
+                do {
+                    envelopes.append(try envelope(event))
+                } catch {
+                    return failure(id: id, ServiceError(.internal, "the event log holds an unreadable event: \(error)"))
+                }
+            }
+            return ["id": .string(id), "ok": true, "position": .int(Int(accepted.position)), "events": .array(envelopes)]
+        }
+    }
+}
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self.init(elements) }
+}

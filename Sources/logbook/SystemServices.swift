@@ -1,0 +1,15 @@
+import Foundation
+import LogbookApplication
+import LogbookDomain
+
+/// The real clock, in whole milliseconds.
+struct SystemClock: Clock {
+    func now() -> Timestamp {
+        Timestamp(millisecondsSinceEpoch: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+}
+
+/// Random (version 4) UUIDs for event ids.
+struct UUIDGenerator: IDGenerator {
+    func newEventId() -> String { UUID().uuidString.lowercased() }
+}
