@@ -72,7 +72,7 @@ let package = Package(
             dependencies: ["LogbookApplication", "LogbookMemory", "LogbookSQLite", "CSQLite"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "LogbookCLITests", dependencies: ["LogbookJSON"],
+            name: "LogbookCLITests", dependencies: ["LogbookJSON", "logbook"],
             swiftSettings: strictSettings),
     ]
 )

@@ -36,6 +36,16 @@ public struct Order: Sendable, Equatable {
     public var unitPrice: Money
     public var totalPrice: Money
     public var status: OrderStatus
+
+    public init(id: OrderId, userId: UserId, productId: ProductId, quantity: Quantity, unitPrice: Money, totalPrice: Money, status: OrderStatus) {
+        self.id = id
+        self.userId = userId
+        self.productId = productId
+        self.quantity = quantity
+        self.unitPrice = unitPrice
+        self.totalPrice = totalPrice
+        self.status = status
+    }
 }
 
 /// An order stream folded.

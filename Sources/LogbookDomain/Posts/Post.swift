@@ -84,6 +84,13 @@ public struct Post: Sendable, Equatable {
     public var authorId: UserId
     public var title: PostTitle
     public var content: PostContent
+
+    public init(id: PostId, authorId: UserId, title: PostTitle, content: PostContent) {
+        self.id = id
+        self.authorId = authorId
+        self.title = title
+        self.content = content
+    }
 }
 
 /// A post stream folded.

@@ -7,6 +7,14 @@ public struct Product: Sendable, Equatable {
     public var stock: Stock
 
     public var isAvailable: Bool { stock.isAvailable }
+
+    public init(id: ProductId, name: ProductName, price: Money, category: ProductCategory, stock: Stock) {
+        self.id = id
+        self.name = name
+        self.price = price
+        self.category = category
+        self.stock = stock
+    }
 }
 
 /// A product stream folded.

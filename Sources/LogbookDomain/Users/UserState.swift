@@ -6,6 +6,15 @@ public struct User: Sendable, Equatable {
     public var gender: Gender
     public var birthday: Birthday?
     public var subscription: Subscription
+
+    public init(id: UserId, name: PersonName, email: EmailAddress, gender: Gender, birthday: Birthday? = nil, subscription: Subscription) {
+        self.id = id
+        self.name = name
+        self.email = email
+        self.gender = gender
+        self.birthday = birthday
+        self.subscription = subscription
+    }
 }
 
 /// A user stream folded: never registered, live, or deleted (ids are never reused).
