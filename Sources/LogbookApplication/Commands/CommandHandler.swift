@@ -152,18 +152,8 @@ public final class CommandHandler {
 
             let primary = command.primaryStream
             if let version = versions[primary], !request.expectedVersion.isMet(byCurrentVersion: version) {
-                // A cached version may be stale if another process writes too: ask the log before refusing.
-                cache.remove(primary)
-                let fresh = try load(primary, overlay: overlay)
-                if !request.expectedVersion.isMet(byCurrentVersion: fresh.version) {
-                    return .finished(
-                        .rejected(
-                            ServiceError(
-                                VersionConflict(
-                                    stream: primary.name, expected: request.expectedVersion, actual: fresh.version))))
-                }
-                states[primary] = fresh.state
-                versions[primary] = fresh.version
+                let conflict = VersionConflict(stream: primary.name, expected: request.expectedVersion, actual: version)
+                return .finished(.rejected(ServiceError(conflict)))
             }
 
             let events = try CommandDecider.decide(command, given: states)
@@ -199,7 +189,8 @@ public final class CommandHandler {
         }
     }
 
-    /// The state of `stream`: from this round's staged decisions, else the cache, else the log.
+    /// The state of `stream`: from this round's staged decisions, else the cache brought up
+    /// to date with whatever the log holds beyond it (another process may have written).
     private func load(_ stream: StreamId, overlay: StateOverlay) throws -> StreamStateCache.Entry {
         if let staged = overlay.entries[stream] { return staged }
         let cached = cache.entry(for: stream)

@@ -1,0 +1,119 @@
+import LogbookApplication
+import LogbookDomain
+import LogbookJSON
+import LogbookMemory
+import Synchronization
+import Testing
+
+/// Another worker committing between a decision's reads and its append: the handler must
+/// notice (the store refuses the stale expectation) and decide again on fresh state.
+@Suite("Command handler: races with other writers")
+struct RaceTests {
+    @Test("a write landing between decide and append is caught, and the command is decided again")
+    func retriedOnFreshState() throws {
+        let racing = RacingStore()
+        let h = HandlerHarness(store: racing)
+        h.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
+        h.send("c2", "AddProduct", Body.product("p1", stock: 2))
+        // Just before our purchase of 2 is appended, someone else buys 1.
+        racing.beforeNextAppends(1) { store in
+            try buyOne(store, order: "other", version: 1)
+        }
+        let outcome = h.send("c3", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 2))
+        #expect(outcome.code == .insufficientStock)
+        #expect(outcome.error?.details.contains { $0.key == "available" && $0.value == .int(1) } == true)
+        #expect(racing.appendCalls == 3, "register, add, the conflicting round; the fresh round refuses before appending")
+        let buy = h.send("c4", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1))
+        #expect(try payload(try #require(buy.accepted?.events.first))["stock"] == 0)
+    }
+
+    @Test("after three conflicting rounds the command is refused with wrong_expected_version and nothing of it is appended")
+    func givesUpAfterThreeRounds() throws {
+        let racing = RacingStore()
+        let h = HandlerHarness(store: racing)
+        h.send("c1", "AddProduct", Body.product("p1", stock: 100))
+        var version = 1
+        racing.beforeNextAppends(CommandHandler.maximumAttempts) { store in
+            try restockOne(store, version: version)
+            version += 1
+        }
+        let outcome = h.send("c2", "RestockProduct", ["productId": "p1", "quantity": 5])
+        #expect(outcome.code == .wrongExpectedVersion)
+        #expect(try racing.committedCommand("c2") == nil)
+        #expect(h.send("c3", "RestockProduct", ["productId": "p1", "quantity": 5]).accepted != nil)
+    }
+
+    @Test("a racing registration of the same email in another worker wins; ours is refused as taken")
+    func emailRace() throws {
+        let racing = RacingStore()
+        let h = HandlerHarness(store: racing)
+        racing.beforeNextAppends(1) { store in
+            let other = HandlerHarness(store: store)
+            #expect(other.send("theirs", "RegisterUser", Body.user("u2", email: "ANN@example.com")).accepted != nil)
+        }
+        #expect(h.send("ours", "RegisterUser", Body.user("u1", email: "ann@example.com")).code == .emailTaken)
+        #expect(try h.types() == ["UserRegistered", "EmailClaimed"])
+    }
+}
+
+private func buyOne(_ store: any EventStore, order: String, version: Int) throws {
+    let data = #"{"productId":"p1","orderId":"\#(order)","userId":"u1","quantity":1,"stock":1}"#
+    _ = try store.append([
+        AppendRequest(
+            metadata: EventMetadata(commandId: "race-\(order)", correlationId: "x", causationId: "x"),
+            events: [NewEvent(eventId: "race-\(order)", stream: "product-p1", type: "ProductPurchased", data: data, recordedAt: 0)],
+            expectations: ["product-p1": .exactly(version)])
+    ])
+}
+
+private func restockOne(_ store: any EventStore, version: Int) throws {
+    let data = #"{"productId":"p1","quantity":1,"stock":\#(100 + version)}"#
+    _ = try store.append([
+        AppendRequest(
+            metadata: EventMetadata(commandId: "race-\(version)", correlationId: "x", causationId: "x"),
+            events: [NewEvent(eventId: "race-\(version)", stream: "product-p1", type: "ProductRestocked", data: data, recordedAt: 0)],
+            expectations: ["product-p1": .exactly(version)])
+    ])
+}
+
+/// An in-memory log where the test can run another writer's append just before the next
+/// appends of the handler under test.
+final class RacingStore: EventStore {
+    private let inner = InMemoryEventStore()
+    private let state = Mutex<(remaining: Int, race: (@Sendable (any EventStore) throws -> Void)?, calls: Int)>((0, nil, 0))
+
+    /// Runs `race` against the log before each of the next `count` appends.
+    func beforeNextAppends(_ count: Int, _ race: @escaping (any EventStore) throws -> Void) {
+        nonisolated(unsafe) let race = race
+        state.withLock { $0 = (count, { try race($0) }, $0.calls) }
+    }
+
+    var appendCalls: Int { state.withLock { $0.calls } }
+
+    func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
+        let race: (@Sendable (any EventStore) throws -> Void)? = state.withLock { state in
+            state.calls += 1
+            guard state.remaining > 0 else { return nil }
+            state.remaining -= 1
+            return state.race
+        }
+        if let race {
+            do { try race(inner) } catch { throw .unavailable("the racing writer failed: \(error)") }
+        }
+        return try inner.append(batch)
+    }
+
+    func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
+        try inner.readStream(stream, fromVersion: fromVersion, limit: limit)
+    }
+
+    func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError) -> [RecordedEvent] {
+        try inner.read(fromPosition: fromPosition, limit: limit, categories: categories)
+    }
+
+    func headPosition() throws(EventStoreError) -> Int64 { try inner.headPosition() }
+
+    func committedCommand(_ commandId: String) throws(EventStoreError) -> CommittedCommand? {
+        try inner.committedCommand(commandId)
+    }
+}
