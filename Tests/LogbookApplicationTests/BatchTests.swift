@@ -99,8 +99,8 @@ struct BatchTests {
 }
 
 /// An in-memory store whose appends can be made to fail, as a full disk would.
-final class FlakyStore: EventStore {
-    private let inner = InMemoryEventStore()
+final class FlakyStore: ForwardingEventStore {
+    let inner = InMemoryEventStore()
     private let failing = Mutex(false)
 
     func failAppends(_ fail: Bool) { failing.withLock { $0 = fail } }
@@ -108,19 +108,5 @@ final class FlakyStore: EventStore {
     func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
         if failing.withLock({ $0 }) { throw .unavailable("disk full") }
         return try inner.append(batch)
-    }
-
-    func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
-        try inner.readStream(stream, fromVersion: fromVersion, limit: limit)
-    }
-
-    func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError) -> [RecordedEvent] {
-        try inner.read(fromPosition: fromPosition, limit: limit, categories: categories)
-    }
-
-    func headPosition() throws(EventStoreError) -> Int64 { try inner.headPosition() }
-
-    func committedCommand(_ commandId: String) throws(EventStoreError) -> CommittedCommand? {
-        try inner.committedCommand(commandId)
     }
 }

@@ -78,8 +78,8 @@ private func restockOne(_ store: any EventStore, version: Int) throws {
 
 /// An in-memory log where the test can run another writer's append just before the next
 /// appends of the handler under test.
-final class RacingStore: EventStore {
-    private let inner = InMemoryEventStore()
+final class RacingStore: ForwardingEventStore {
+    let inner = InMemoryEventStore()
     private let state = Mutex<(remaining: Int, race: (@Sendable (any EventStore) throws -> Void)?, calls: Int)>((0, nil, 0))
 
     /// Runs `race` against the log before each of the next `count` appends.
@@ -101,19 +101,5 @@ final class RacingStore: EventStore {
             do { try race(inner) } catch { throw .unavailable("the racing writer failed: \(error)") }
         }
         return try inner.append(batch)
-    }
-
-    func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
-        try inner.readStream(stream, fromVersion: fromVersion, limit: limit)
-    }
-
-    func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError) -> [RecordedEvent] {
-        try inner.read(fromPosition: fromPosition, limit: limit, categories: categories)
-    }
-
-    func headPosition() throws(EventStoreError) -> Int64 { try inner.headPosition() }
-
-    func committedCommand(_ commandId: String) throws(EventStoreError) -> CommittedCommand? {
-        try inner.committedCommand(commandId)
     }
 }
