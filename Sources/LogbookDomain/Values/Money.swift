@@ -1,8 +1,7 @@
 /// An exact, non-negative amount of money with two decimal places, held as whole cents.
 /// It is written `"19.99"` on the wire, never as a binary float.
 public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
-    /// The largest price accepted: 999,999,999.99. With quantities capped at
-    /// `Quantity.maximum`, a total can never overflow.
+    /// The largest price accepted: 999,999,999.99.
     public static let maximumCents: Int64 = 99_999_999_999
 
     public let cents: Int64
@@ -36,10 +35,14 @@ public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
         self.cents = cents * 100 + fractionCents
     }
 
-    /// The exact product of this amount and a quantity.
-    public func multiplied(by quantity: Quantity) -> Money {
-        // Bounded: 99,999,999,999 × 1,000,000,000 < Int64.max.
-        Money(uncheckedCents: cents * Int64(quantity.value))
+    /// The exact product of this amount and a quantity. A product beyond what 64-bit cents
+    /// hold (92,233,720,368,547,758.07) is refused rather than rounded or wrapped.
+    public func multiplied(by quantity: Quantity, field: String = "quantity") throws(DomainError) -> Money {
+        let (product, overflow) = cents.multipliedReportingOverflow(by: Int64(quantity.value))
+        guard !overflow else {
+            throw .invalidInput(field: field, reason: "the total price \(self) × \(quantity) is too large to record")
+        }
+        return Money(uncheckedCents: product)
     }
 
     /// The canonical wire form: `"0.30"`, `"19.99"`, `"1200.00"`.

@@ -7,9 +7,15 @@ extension String {
         return String(self[first...last])
     }
 
-    /// True when the string holds a control character (newline, tab, NUL, …).
+    /// True when the string holds a control character or a line break of any kind
+    /// (newline, tab, NUL, U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR, …).
     var containsControlCharacter: Bool {
-        unicodeScalars.contains { $0.properties.generalCategory == .control }
+        unicodeScalars.contains {
+            switch $0.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator: true
+            default: false
+            }
+        }
     }
 }
 
@@ -17,7 +23,7 @@ extension String {
 func boundedLine(_ raw: String, field: String, range: ClosedRange<Int>) throws(DomainError) -> String {
     let text = raw.trimmingWhitespace()
     guard !text.containsControlCharacter else {
-        throw .invalidInput(field: field, reason: "must not contain control characters")
+        throw .invalidInput(field: field, reason: "must be one line without control characters")
     }
     guard range.contains(text.count) else {
         throw .invalidInput(

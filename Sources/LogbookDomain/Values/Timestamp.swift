@@ -128,5 +128,9 @@ extension Int64 {
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 
-    func floorModulo(_ divisor: Int64) -> Int64 { self - floorDivided(by: divisor) * divisor }
+    /// The remainder with the divisor's sign; computed without multiplying, so `.min` cannot overflow.
+    func floorModulo(_ divisor: Int64) -> Int64 {
+        let remainder = self % divisor
+        return remainder != 0 && (remainder < 0) != (divisor < 0) ? remainder + divisor : remainder
+    }
 }

@@ -1,0 +1,54 @@
+import Foundation
+import LogbookApplication
+import LogbookDomain
+import LogbookMemory
+import LogbookSQLite
+import Synchronization
+import Testing
+
+/// The command use case must behave the same whichever store is under it: random batches
+/// of commands give identical outcomes and identical logs on every implementation.
+@Suite("Command handler on every store")
+struct HandlerOnEveryStoreTests {
+    /// A clock that moves one millisecond per call, so recorded times differ but agree across runs.
+    final class TickingClock: Clock {
+        private let milliseconds = Mutex<Int64>(1_764_000_000_000)
+
+        func now() -> Timestamp { Timestamp(millisecondsSinceEpoch: milliseconds.withLock { $0 += 1; return $0 }) }
+    }
+
+    final class CountingIDs: IDGenerator {
+        private let count = Mutex(0)
+
+        func newEventId() -> String { "e\(count.withLock { $0 += 1; return $0 })" }
+    }
+
+    @Test("random batches give the same outcomes and the same log on every store", arguments: [1, 2, 3] as [UInt64])
+    func sameBehaviourEverywhere(seed: UInt64) throws {
+        let harnesses = try StoreKind.allCases.map { try StoreHarness($0) }
+        let handlers = harnesses.map { CommandHandler(store: $0.store, clock: TickingClock(), ids: CountingIDs(), cacheCapacity: 8) }
+        var commands = RandomCommands(seed: seed)
+        var accepted = 0
+        for _ in 0..<100 {
+            let batch = (0..<Int.random(in: 1...8, using: &commands.generator)).map { _ in commands.next() }
+            let outcomes = handlers.map { $0.handle(batch) }
+            for other in outcomes.dropFirst() {
+                #expect(other == outcomes[0], "seed \(seed): the stores disagree on \(batch.map(\.type))")
+            }
+            accepted += outcomes[0].filter { $0.accepted != nil }.count
+        }
+        let logs = try harnesses.map { try $0.store.read(fromPosition: 1, limit: 100_000, categories: nil) }
+        #expect(logs.allSatisfy { $0 == logs[0] }, "seed \(seed): the logs differ")
+        #expect(logs[0].map(\.position) == (0..<logs[0].count).map { Int64($0 + 1) })
+        #expect(accepted > 50, "seed \(seed): too few commands were accepted to prove anything")
+
+        // Folding the log gives valid states: stock never negative, one live owner per email.
+        var states = AggregateStates()
+        for event in logs[0] { states.apply(try EventCodec.decode(event)) }
+        for case .product(.live(let product)) in states.byStream.values { #expect(product.stock.value >= 0) }
+        let liveEmails = states.byStream.values.compactMap { state -> NormalizedEmail? in
+            if case .user(.live(let user)) = state { user.email.normalized } else { nil }
+        }
+        #expect(Set(liveEmails).count == liveEmails.count, "seed \(seed): two live users share an email")
+    }
+}
