@@ -36,7 +36,7 @@ final class SQLiteConnection {
     }
 
     deinit {
-        statements.values.forEach { $0.finalize() }
+        for statement in statements.values { statement.finalize() }
         sqlite3_close_v2(handle)
     }
 

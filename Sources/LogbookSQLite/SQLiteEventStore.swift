@@ -1,5 +1,5 @@
-public import LogbookApplication
 import CSQLite
+public import LogbookApplication
 import Synchronization
 
 /// The event log in one SQLite file: WAL journal, `synchronous=FULL`, so an append that
@@ -61,7 +61,9 @@ public final class SQLiteEventStore: EventStore {
     }
 
     static func storeError(_ error: SQLiteError, path: String) -> EventStoreError {
-        if error.code & 0xFF == SQLITE_NOTADB { return .notAnEventLog(path: path, reason: "it is not a SQLite database") }
+        if error.code & 0xFF == SQLITE_NOTADB {
+            return .notAnEventLog(path: path, reason: "it is not a SQLite database")
+        }
         if error.isCorruption { return .corrupt("\(path): \(error)") }
         if error.isTransient { return .unavailable("\(path): \(error)") }
         return .corrupt("\(path): unexpected SQLite failure: \(error)")
@@ -114,7 +116,8 @@ public final class SQLiteEventStore: EventStore {
 
         var results: [AppendResult] = []
         results.reserveCapacity(batch.count)
-        let insert = "INSERT INTO events (position, event_id, stream, category, version, type, data, command_id, "
+        let insert =
+            "INSERT INTO events (position, event_id, stream, category, version, type, data, command_id, "
             + "correlation_id, causation_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         requests: for request in batch {
             if let committed = try committedCommand(request.commandId, db) {
@@ -185,7 +188,8 @@ public final class SQLiteEventStore: EventStore {
         let (first, last) = (lookup.int64(0), lookup.int64(1))
         lookup.reset()
         let events = try events(
-            "SELECT \(columns) FROM events WHERE position BETWEEN ? AND ? ORDER BY position", [.int(first), .int(last)], db)
+            "SELECT \(columns) FROM events WHERE position BETWEEN ? AND ? ORDER BY position",
+            [.int(first), .int(last)], db)
         return CommittedCommand(commandId: commandId, events: events)
     }
 

@@ -5,7 +5,9 @@ struct Arguments {
     var options: [String: String] = [:]
     var switches: Set<String> = []
 
-    init(_ words: [String], options allowed: Set<String>, switches allowedSwitches: Set<String> = ["help"]) throws(CLIError) {
+    init(_ words: [String], options allowed: Set<String>, switches allowedSwitches: Set<String> = ["help"])
+        throws(CLIError)
+    {
         var index = 0
         while index < words.count {
             let word = words[index]

@@ -28,7 +28,8 @@ struct LogbookCommandLine {
                 try SendCommand(arguments: arguments, configuration: configuration, output: output).run()
             }
         case "replay":
-            return runCommand("replay", rest, options: ReplayCommand.options) { arguments, configuration throws(CLIError) in
+            return runCommand("replay", rest, options: ReplayCommand.options) {
+                arguments, configuration throws(CLIError) in
                 try ReplayCommand(arguments: arguments, configuration: configuration, output: output).run()
             }
         default:

@@ -41,7 +41,9 @@ struct AppendContractTests {
         let store = try StoreHarness(kind).store
         let streams = ["a-1", "b-1", "a-2", "a-1"]
         for round in 0..<5 {
-            let batch = streams.enumerated().map { Requests.simple("r\(round)-\($0.offset)", stream: $0.element, count: 2) }
+            let batch = streams.enumerated().map {
+                Requests.simple("r\(round)-\($0.offset)", stream: $0.element, count: 2)
+            }
             _ = try store.append(batch)
         }
         let all = try store.read(fromPosition: 1, limit: 1000, categories: nil)
@@ -58,15 +60,23 @@ struct AppendContractTests {
     func expectedVersions(kind: StoreKind) throws {
         let store = try StoreHarness(kind).store
         let s = "product-p1"
-        #expect(try store.append([Requests.request("c1", [Requests.event(s)], expecting: [s: .exactly(1)])])
-            == [.conflict(VersionConflict(stream: s, expected: .exactly(1), actual: 0))])
-        #expect(try store.append([Requests.request("c2", [Requests.event(s)], expecting: [s: .noStream])])[0].committed != nil)
-        #expect(try store.append([Requests.request("c3", [Requests.event(s)], expecting: [s: .noStream])])
-            == [.conflict(VersionConflict(stream: s, expected: .noStream, actual: 1))])
-        #expect(try store.append([Requests.request("c4", [Requests.event(s)], expecting: [s: .exactly(2)])])
-            == [.conflict(VersionConflict(stream: s, expected: .exactly(2), actual: 1))])
-        #expect(try store.append([Requests.request("c5", [Requests.event(s)], expecting: [s: .exactly(1)])])[0].committed != nil)
-        #expect(try store.append([Requests.request("c6", [Requests.event(s)], expecting: [s: .any])])[0].committed != nil)
+        #expect(
+            try store.append([Requests.request("c1", [Requests.event(s)], expecting: [s: .exactly(1)])])
+                == [.conflict(VersionConflict(stream: s, expected: .exactly(1), actual: 0))])
+        #expect(
+            try store.append([Requests.request("c2", [Requests.event(s)], expecting: [s: .noStream])])[0].committed
+                != nil)
+        #expect(
+            try store.append([Requests.request("c3", [Requests.event(s)], expecting: [s: .noStream])])
+                == [.conflict(VersionConflict(stream: s, expected: .noStream, actual: 1))])
+        #expect(
+            try store.append([Requests.request("c4", [Requests.event(s)], expecting: [s: .exactly(2)])])
+                == [.conflict(VersionConflict(stream: s, expected: .exactly(2), actual: 1))])
+        #expect(
+            try store.append([Requests.request("c5", [Requests.event(s)], expecting: [s: .exactly(1)])])[0].committed
+                != nil)
+        #expect(
+            try store.append([Requests.request("c6", [Requests.event(s)], expecting: [s: .any])])[0].committed != nil)
         #expect(try store.readStream(s, fromVersion: 1, limit: 10).map(\.version) == [1, 2, 3])
         #expect(try store.headPosition() == 3)
     }
@@ -77,7 +87,10 @@ struct AppendContractTests {
         _ = try store.append([Requests.simple("c1", stream: "user-u1")])
         let request = Requests.request(
             "c2", [Requests.event("post-p1")], expecting: ["post-p1": .noStream, "user-u1": .noStream])
-        #expect(try store.append([request]) == [.conflict(VersionConflict(stream: "user-u1", expected: .noStream, actual: 1))])
+        #expect(
+            try store.append([request]) == [
+                .conflict(VersionConflict(stream: "user-u1", expected: .noStream, actual: 1))
+            ])
         #expect(try store.readStream("post-p1", fromVersion: 1, limit: 10).isEmpty)
     }
 

@@ -14,19 +14,33 @@ struct HandlerOnEveryStoreTests {
     final class TickingClock: Clock {
         private let milliseconds = Mutex<Int64>(1_764_000_000_000)
 
-        func now() -> Timestamp { Timestamp(millisecondsSinceEpoch: milliseconds.withLock { $0 += 1; return $0 }) }
+        func now() -> Timestamp {
+            Timestamp(
+                millisecondsSinceEpoch: milliseconds.withLock {
+                    $0 += 1
+                    return $0
+                })
+        }
     }
 
     final class CountingIDs: IDGenerator {
         private let count = Mutex(0)
 
-        func newEventId() -> String { "e\(count.withLock { $0 += 1; return $0 })" }
+        func newEventId() -> String {
+            let number = count.withLock { value in
+                value += 1
+                return value
+            }
+            return "e\(number)"
+        }
     }
 
     @Test("random batches give the same outcomes and the same log on every store", arguments: [1, 2, 3] as [UInt64])
     func sameBehaviourEverywhere(seed: UInt64) throws {
         let harnesses = try StoreKind.allCases.map { try StoreHarness($0) }
-        let handlers = harnesses.map { CommandHandler(store: $0.store, clock: TickingClock(), ids: CountingIDs(), cacheCapacity: 8) }
+        let handlers = harnesses.map {
+            CommandHandler(store: $0.store, clock: TickingClock(), ids: CountingIDs(), cacheCapacity: 8)
+        }
         var commands = RandomCommands(seed: seed)
         var accepted = 0
         for _ in 0..<100 {

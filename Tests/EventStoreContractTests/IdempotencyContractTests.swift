@@ -19,7 +19,8 @@ struct IdempotencyContractTests {
     func repeatedWithinBatch(kind: StoreKind) throws {
         let store = try StoreHarness(kind).store
         let results = try store.append([
-            Requests.simple("c1", stream: "a-1"), Requests.simple("c1", stream: "b-1"), Requests.simple("c2", stream: "b-1"),
+            Requests.simple("c1", stream: "a-1"), Requests.simple("c1", stream: "b-1"),
+            Requests.simple("c2", stream: "b-1"),
         ])
         let first = try #require(results[0].committed)
         #expect(results[1] == .duplicate(first))
@@ -41,10 +42,12 @@ struct IdempotencyContractTests {
     func conflictRecordsNothing(kind: StoreKind) throws {
         let store = try StoreHarness(kind).store
         _ = try store.append([Requests.simple("c0", stream: "a-1")])
-        #expect(try store.append([Requests.request("c1", [Requests.event("a-1")], expecting: ["a-1": .noStream])])[0]
-            .conflict != nil)
+        #expect(
+            try store.append([Requests.request("c1", [Requests.event("a-1")], expecting: ["a-1": .noStream])])[0]
+                .conflict != nil)
         #expect(try store.committedCommand("c1") == nil)
-        #expect(try store.append([Requests.request("c1", [Requests.event("a-1")], expecting: ["a-1": .exactly(1)])])[0]
-            .committed != nil)
+        #expect(
+            try store.append([Requests.request("c1", [Requests.event("a-1")], expecting: ["a-1": .exactly(1)])])[0]
+                .committed != nil)
     }
 }

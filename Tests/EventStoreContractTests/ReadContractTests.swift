@@ -34,8 +34,13 @@ struct ReadContractTests {
         let wanted: Set<String> = ["product", "order"]
         let expected = all.filter { wanted.contains($0.category) }
         #expect(try store.read(fromPosition: 1, limit: 100, categories: wanted) == expected)
-        #expect(try store.read(fromPosition: 5, limit: 3, categories: wanted) == Array(expected.filter { $0.position >= 5 }.prefix(3)))
-        #expect(try store.read(fromPosition: 1, limit: 100, categories: ["user"]).allSatisfy { $0.stream.hasPrefix("user-") })
+        #expect(
+            try store.read(fromPosition: 5, limit: 3, categories: wanted)
+                == Array(expected.filter { $0.position >= 5 }.prefix(3)))
+        #expect(
+            try store.read(fromPosition: 1, limit: 100, categories: ["user"]).allSatisfy {
+                $0.stream.hasPrefix("user-")
+            })
         #expect(try store.read(fromPosition: 1, limit: 100, categories: ["nothing"]).isEmpty)
         #expect(try store.read(fromPosition: 1, limit: 100, categories: []).isEmpty)
     }
@@ -61,7 +66,9 @@ struct ReadContractTests {
         try harness.reopen()
         #expect(try harness.store.read(fromPosition: 1, limit: 100, categories: nil) == before)
         #expect(try harness.store.committedCommand("p2")?.events.count == 2)
-        let next = try harness.store.append([Requests.request("late", [Requests.event("product-p1")], expecting: ["product-p1": .exactly(4)])])
+        let next = try harness.store.append([
+            Requests.request("late", [Requests.event("product-p1")], expecting: ["product-p1": .exactly(4)])
+        ])
         #expect(next[0].committed?.events.map { [$0.position, Int64($0.version)] } == [[13, 5]])
         #expect(try harness.store.append([Requests.simple("p2", stream: "x-1")])[0].duplicate != nil)
     }

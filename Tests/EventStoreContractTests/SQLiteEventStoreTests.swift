@@ -88,12 +88,15 @@ struct SQLiteEventStoreTests {
             let path = directory.appendingPathComponent("events.sqlite3").path
             let store = try SQLiteEventStore(path: path)
             _ = try store.append([Requests.simple("c1", stream: "a-1")])
-            let columns = "(position, event_id, stream, category, version, type, data, command_id, correlation_id, causation_id, recorded_at)"
+            let columns =
+                "(position, event_id, stream, category, version, type, data, command_id, correlation_id, causation_id, recorded_at)"
             let skipPosition = RawSQLResult(
-                path: path, sql: "INSERT INTO events \(columns) VALUES (3, 'e', 'a-1', 'a', 2, 'T', '{}', 'x', 'x', 'x', 0)")
+                path: path,
+                sql: "INSERT INTO events \(columns) VALUES (3, 'e', 'a-1', 'a', 2, 'T', '{}', 'x', 'x', 'x', 0)")
             #expect(!skipPosition.succeeded)
             let skipVersion = RawSQLResult(
-                path: path, sql: "INSERT INTO events \(columns) VALUES (2, 'e', 'a-1', 'a', 3, 'T', '{}', 'x', 'x', 'x', 0)")
+                path: path,
+                sql: "INSERT INTO events \(columns) VALUES (2, 'e', 'a-1', 'a', 3, 'T', '{}', 'x', 'x', 'x', 0)")
             #expect(!skipVersion.succeeded)
             #expect(try store.headPosition() == 1)
         }
@@ -106,7 +109,9 @@ struct SQLiteEventStoreTests {
             let first = try SQLiteEventStore(path: path)
             let second = try SQLiteEventStore(path: path)
             _ = try first.append([Requests.request("c1", [Requests.event("a-1")], expecting: ["a-1": .noStream])])
-            let racing = try second.append([Requests.request("c2", [Requests.event("a-1")], expecting: ["a-1": .noStream])])
+            let racing = try second.append([
+                Requests.request("c2", [Requests.event("a-1")], expecting: ["a-1": .noStream])
+            ])
             #expect(racing == [.conflict(VersionConflict(stream: "a-1", expected: .noStream, actual: 1))])
             #expect(try second.append([Requests.simple("c1", stream: "b-1")])[0].duplicate != nil)
             let next = try second.append([Requests.simple("c3", stream: "b-1")])
@@ -127,6 +132,8 @@ struct SQLiteEventStoreTests {
             }
         }
         #expect(errors.isEmpty, "\(errors)")
-        #expect(try stores[0].read(fromPosition: 1, limit: 1000, categories: nil).map(\.position) == (1...100).map { Int64($0) })
+        #expect(
+            try stores[0].read(fromPosition: 1, limit: 1000, categories: nil).map(\.position)
+                == (1...100).map { Int64($0) })
     }
 }

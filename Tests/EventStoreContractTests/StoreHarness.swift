@@ -1,10 +1,10 @@
 import CSQLite
 import Foundation
-import Testing
 import LogbookApplication
 import LogbookMemory
 import LogbookSQLite
 import Synchronization
+import Testing
 
 /// The implementations every contract test runs against.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {

@@ -14,8 +14,12 @@ struct BatchTests {
             CommandRequest(commandId: "c1", type: "RegisterUser", data: Body.user("u1", email: "ann@example.com")),
             CommandRequest(commandId: "c2", type: "RegisterUser", data: Body.user("u2", email: "ANN@example.com")),
             CommandRequest(commandId: "c3", type: "AddProduct", data: Body.product("p1", stock: 1)),
-            CommandRequest(commandId: "c4", type: "PurchaseProduct", data: Body.purchase("o1", user: "u1", product: "p1", quantity: 1)),
-            CommandRequest(commandId: "c5", type: "PurchaseProduct", data: Body.purchase("o2", user: "u1", product: "p1", quantity: 1)),
+            CommandRequest(
+                commandId: "c4", type: "PurchaseProduct",
+                data: Body.purchase("o1", user: "u1", product: "p1", quantity: 1)),
+            CommandRequest(
+                commandId: "c5", type: "PurchaseProduct",
+                data: Body.purchase("o2", user: "u1", product: "p1", quantity: 1)),
             CommandRequest(commandId: "c6", type: "Nonsense", data: [:]),
             CommandRequest(commandId: "c7", type: "RestockProduct", data: ["productId": "p1", "quantity": 4]),
         ])
@@ -43,14 +47,21 @@ struct BatchTests {
         a.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
         a.send("c2", "AddProduct", Body.product("p1", stock: 3))
         // Both workers now cache the product; each sells from its own view.
-        #expect(a.send("c3", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1)).accepted != nil)
-        #expect(b.send("c4", "PurchaseProduct", Body.purchase("o2", user: "u1", product: "p1", quantity: 1)).accepted != nil)
+        #expect(
+            a.send("c3", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1)).accepted != nil
+        )
+        #expect(
+            b.send("c4", "PurchaseProduct", Body.purchase("o2", user: "u1", product: "p1", quantity: 1)).accepted != nil
+        )
         // `a` is stale (stock 2 in its cache, 1 in the log): the append conflicts, is decided again, and refused.
-        #expect(a.send("c5", "PurchaseProduct", Body.purchase("o3", user: "u1", product: "p1", quantity: 2)).code == .insufficientStock)
+        #expect(
+            a.send("c5", "PurchaseProduct", Body.purchase("o3", user: "u1", product: "p1", quantity: 2)).code
+                == .insufficientStock)
         let last = a.send("c6", "PurchaseProduct", Body.purchase("o3", user: "u1", product: "p1", quantity: 1))
         #expect(try payload(try #require(last.accepted?.events.first))["stock"] == 0)
         // A client's expectation is judged on the log as it is, not on what this worker saw last.
-        #expect(b.send("c7", "RestockProduct", ["productId": "p1", "quantity": 1], expecting: .exactly(4)).accepted != nil)
+        #expect(
+            b.send("c7", "RestockProduct", ["productId": "p1", "quantity": 1], expecting: .exactly(4)).accepted != nil)
     }
 
     @Test("when the log fails, every command of the batch gets `unavailable` and the handler goes on")
@@ -76,7 +87,9 @@ struct BatchTests {
         _ = try store.append([
             AppendRequest(
                 metadata: EventMetadata(commandId: "x", correlationId: "x", causationId: "x"),
-                events: [NewEvent(eventId: "x", stream: "product-p1", type: "ProductAdded", data: "{not json", recordedAt: 0)],
+                events: [
+                    NewEvent(eventId: "x", stream: "product-p1", type: "ProductAdded", data: "{not json", recordedAt: 0)
+                ],
                 expectations: [:])
         ])
         let h = HandlerHarness(store: store)

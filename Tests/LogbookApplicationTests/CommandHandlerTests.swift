@@ -30,9 +30,13 @@ struct CommandHandlerTests {
             CommandRequest(
                 commandId: "c1", type: "AddProduct", data: Body.product("p1"), correlationId: "conv-7",
                 causationId: "evt-3"))
-        #expect(given.accepted?.events.first?.metadata == EventMetadata(commandId: "c1", correlationId: "conv-7", causationId: "evt-3"))
+        #expect(
+            given.accepted?.events.first?.metadata
+                == EventMetadata(commandId: "c1", correlationId: "conv-7", causationId: "evt-3"))
         let defaulted = h.send("c2", "RestockProduct", ["productId": "p1", "quantity": 1])
-        #expect(defaulted.accepted?.events.first?.metadata == EventMetadata(commandId: "c2", correlationId: "c2", causationId: "c2"))
+        #expect(
+            defaulted.accepted?.events.first?.metadata
+                == EventMetadata(commandId: "c2", correlationId: "c2", causationId: "c2"))
     }
 
     @Test("a retried command id returns the first outcome and appends nothing, whatever it carries")
@@ -81,7 +85,8 @@ struct CommandHandlerTests {
         let h = HandlerHarness()
         h.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
         h.send("c2", "AddProduct", Body.product("p1", price: "0.10", stock: 5))
-        let accepted = try #require(h.send("c3", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 3)).accepted)
+        let accepted = try #require(
+            h.send("c3", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 3)).accepted)
         #expect(accepted.events.map(\.type) == ["ProductPurchased", "OrderPlaced"])
         #expect(accepted.events.map(\.stream) == ["product-p1", "order-o1"])
         let order = try payload(accepted.events[1])
@@ -101,9 +106,15 @@ struct CommandHandlerTests {
         #expect(tooMany.code == .insufficientStock)
         #expect(tooMany.error?.details.contains { $0.key == "available" && $0.value == .int(2) } == true)
         #expect(try h.head() == head)
-        #expect(h.send("c4", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 2)).accepted != nil)
-        #expect(h.send("c5", "PurchaseProduct", Body.purchase("o2", user: "u1", product: "p1", quantity: 1)).code == .productNotAvailable)
-        #expect(h.send("c6", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1)).code == .alreadyExists)
+        #expect(
+            h.send("c4", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 2)).accepted != nil
+        )
+        #expect(
+            h.send("c5", "PurchaseProduct", Body.purchase("o2", user: "u1", product: "p1", quantity: 1)).code
+                == .productNotAvailable)
+        #expect(
+            h.send("c6", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1)).code
+                == .alreadyExists)
     }
 
     @Test("a client's expectedVersion is checked against the command's main stream")
@@ -124,7 +135,8 @@ struct CommandHandlerTests {
     func noOp() throws {
         let h = HandlerHarness()
         h.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
-        let outcome = try #require(h.send("c2", "ChangeSubscription", ["userId": "u1", "subscription": "free"]).accepted)
+        let outcome = try #require(
+            h.send("c2", "ChangeSubscription", ["userId": "u1", "subscription": "free"]).accepted)
         #expect(outcome.events.isEmpty)
         #expect(outcome.position == 2)
     }
@@ -136,14 +148,27 @@ struct CommandHandlerTests {
             ("RegisterUser", ["userId": "u1", "name": "Ann"], .invalidInput, "email: is required"),
             ("RegisterUser", ["userId": "u1", "name": "Ann", "email": 7], .invalidInput, "email: must be a string"),
             ("RegisterUser", ["userId": "u 1", "name": "Ann", "email": "a@b.co"], .invalidInput, "userId:"),
-            ("RegisterUser", ["userId": "u1", "name": "Ann", "email": "a@b.co", "role": "admin"], .invalidInput, "role:"),
-            ("AddProduct", ["productId": "p1", "name": "Tea", "price": .double(2.5), "category": "food", "stock": 1],
-             .invalidInput, "price: must be a string"),
-            ("AddProduct", ["productId": "p1", "name": "Tea", "price": "2.5", "category": "toys", "stock": 1],
-             .invalidInput, "category: must be one of"),
-            ("AddProduct", ["productId": "p1", "name": "Tea", "price": "2.5", "category": "food", "stock": -1],
-             .invalidInput, "stock:"),
-            ("RestockProduct", ["productId": "p1", "quantity": .double(1.5)], .invalidInput, "quantity: must be a whole number"),
+            (
+                "RegisterUser", ["userId": "u1", "name": "Ann", "email": "a@b.co", "role": "admin"], .invalidInput,
+                "role:"
+            ),
+            (
+                "AddProduct",
+                ["productId": "p1", "name": "Tea", "price": .double(2.5), "category": "food", "stock": 1],
+                .invalidInput, "price: must be a string"
+            ),
+            (
+                "AddProduct", ["productId": "p1", "name": "Tea", "price": "2.5", "category": "toys", "stock": 1],
+                .invalidInput, "category: must be one of"
+            ),
+            (
+                "AddProduct", ["productId": "p1", "name": "Tea", "price": "2.5", "category": "food", "stock": -1],
+                .invalidInput, "stock:"
+            ),
+            (
+                "RestockProduct", ["productId": "p1", "quantity": .double(1.5)], .invalidInput,
+                "quantity: must be a whole number"
+            ),
             ("DeleteUser", JSONValue.array([]), .invalidInput, "data: must be an object"),
             ("DeleteUser", JSONValue.null, .invalidInput, "data: must be an object"),
         ] as [(String, JSONValue, ErrorCode, String)])

@@ -12,36 +12,51 @@ struct EventCodecTests {
             let o1 = try OrderId("o1")
             let email = try EmailAddress("Ann@Example.com")
             return [
-                .user(.registered(UserRegistered(
-                    userId: u1, name: try PersonName("Ann"), email: email, gender: .female,
-                    birthday: try Birthday(recorded: "1990-02-28"), subscription: .premium))),
-                .user(.registered(UserRegistered(
-                    userId: u1, name: try PersonName("Ann"), email: email, gender: .unknown, birthday: nil,
-                    subscription: .free))),
+                .user(
+                    .registered(
+                        UserRegistered(
+                            userId: u1, name: try PersonName("Ann"), email: email, gender: .female,
+                            birthday: try Birthday(recorded: "1990-02-28"), subscription: .premium))),
+                .user(
+                    .registered(
+                        UserRegistered(
+                            userId: u1, name: try PersonName("Ann"), email: email, gender: .unknown, birthday: nil,
+                            subscription: .free))),
                 .user(.profileUpdated(UserProfileUpdated(userId: u1, name: try PersonName("Annie")))),
-                .user(.profileUpdated(UserProfileUpdated(
-                    userId: u1, email: try EmailAddress("a@b.co"), gender: .other,
-                    birthday: try Birthday(recorded: "2000-01-01")))),
+                .user(
+                    .profileUpdated(
+                        UserProfileUpdated(
+                            userId: u1, email: try EmailAddress("a@b.co"), gender: .other,
+                            birthday: try Birthday(recorded: "2000-01-01")))),
                 .user(.subscriptionChanged(SubscriptionChanged(userId: u1, from: .free, to: .enterprise))),
                 .user(.deleted(UserDeleted(userId: u1))),
                 .emailClaim(.claimed(EmailClaimed(email: email.normalized, userId: u1))),
                 .emailClaim(.released(EmailReleased(email: email.normalized, userId: u1))),
-                .post(.created(PostCreated(
-                    postId: try PostId("post-1"), authorId: u1, title: try PostTitle("Hi \"there\""),
-                    content: try PostContent("line 1\nline 2 ✓")))),
+                .post(
+                    .created(
+                        PostCreated(
+                            postId: try PostId("post-1"), authorId: u1, title: try PostTitle("Hi \"there\""),
+                            content: try PostContent("line 1\nline 2 ✓")))),
                 .post(.edited(PostEdited(postId: try PostId("post-1"), content: try PostContent("")))),
                 .post(.deleted(PostDeleted(postId: try PostId("post-1")))),
-                .product(.added(ProductAdded(
-                    productId: p1, name: try ProductName("Tea"), price: try Money("19.9"), category: .food,
-                    stock: try Stock(0)))),
+                .product(
+                    .added(
+                        ProductAdded(
+                            productId: p1, name: try ProductName("Tea"), price: try Money("19.9"), category: .food,
+                            stock: try Stock(0)))),
                 .product(.updated(ProductUpdated(productId: p1, price: try Money("0.05"), category: .clothing))),
                 .product(.restocked(ProductRestocked(productId: p1, quantity: try Quantity(5), stock: try Stock(5)))),
                 .product(.removed(ProductRemoved(productId: p1))),
-                .product(.purchased(ProductPurchased(
-                    productId: p1, orderId: o1, userId: u1, quantity: try Quantity(2), stock: try Stock(3)))),
-                .order(.placed(OrderPlaced(
-                    orderId: o1, userId: u1, productId: p1, quantity: try Quantity(3), unitPrice: try Money("0.10"),
-                    totalPrice: try Money("0.30"), status: .pending))),
+                .product(
+                    .purchased(
+                        ProductPurchased(
+                            productId: p1, orderId: o1, userId: u1, quantity: try Quantity(2), stock: try Stock(3)))),
+                .order(
+                    .placed(
+                        OrderPlaced(
+                            orderId: o1, userId: u1, productId: p1, quantity: try Quantity(3),
+                            unitPrice: try Money("0.10"),
+                            totalPrice: try Money("0.30"), status: .pending))),
             ]
         } catch {
             fatalError("bad sample: \(error)")
@@ -57,7 +72,10 @@ struct EventCodecTests {
     @Test("payloads use the contract's field names and money as decimal strings")
     func payloadShape() throws {
         let placed = EventCodec.encodedText(Self.samples[16])
-        #expect(placed == #"{"orderId":"o1","userId":"u1","productId":"p1","quantity":3,"unitPrice":"0.10","totalPrice":"0.30","status":"pending"}"#)
+        #expect(
+            placed
+                == #"{"orderId":"o1","userId":"u1","productId":"p1","quantity":3,"unitPrice":"0.10","totalPrice":"0.30","status":"pending"}"#
+        )
         let added = EventCodec.encodedText(Self.samples[11])
         #expect(added == #"{"productId":"p1","name":"Tea","price":"19.90","category":"food","stock":0}"#)
         let registered = EventCodec.encodedText(Self.samples[1])
@@ -67,7 +85,9 @@ struct EventCodecTests {
     @Test("unreadable stored events are reported, not crashed on")
     func unreadable() {
         #expect(throws: EventDecodingError.self) { try EventCodec.decode(type: "ProductAdded", data: "{") }
-        #expect(throws: EventDecodingError.self) { try EventCodec.decode(type: "ProductAdded", data: #"{"productId":"p1"}"#) }
+        #expect(throws: EventDecodingError.self) {
+            try EventCodec.decode(type: "ProductAdded", data: #"{"productId":"p1"}"#)
+        }
         #expect(throws: EventDecodingError.self) { try EventCodec.decode(type: "Mystery", data: "{}") }
         #expect(throws: EventDecodingError.self) {
             try EventCodec.decode(type: "ProductRestocked", data: #"{"productId":"p1","quantity":1,"stock":-1}"#)

@@ -22,7 +22,13 @@ final class FixedClock: Clock {
 final class SequentialIDs: IDGenerator {
     private let next = Mutex(0)
 
-    func newEventId() -> String { "e\(next.withLock { $0 += 1; return $0 })" }
+    func newEventId() -> String {
+        let number = next.withLock { value in
+            value += 1
+            return value
+        }
+        return "e\(number)"
+    }
 }
 
 /// A handler over a fresh in-memory log.

@@ -22,12 +22,15 @@ struct RaceTests {
         let outcome = h.send("c3", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 2))
         #expect(outcome.code == .insufficientStock)
         #expect(outcome.error?.details.contains { $0.key == "available" && $0.value == .int(1) } == true)
-        #expect(racing.appendCalls == 3, "register, add, the conflicting round; the fresh round refuses before appending")
+        #expect(
+            racing.appendCalls == 3, "register, add, the conflicting round; the fresh round refuses before appending")
         let buy = h.send("c4", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1))
         #expect(try payload(try #require(buy.accepted?.events.first))["stock"] == 0)
     }
 
-    @Test("after three conflicting rounds the command is refused with wrong_expected_version and nothing of it is appended")
+    @Test(
+        "after three conflicting rounds the command is refused with wrong_expected_version and nothing of it is appended"
+    )
     func givesUpAfterThreeRounds() throws {
         let racing = RacingStore()
         let h = HandlerHarness(store: racing)
@@ -61,7 +64,10 @@ private func buyOne(_ store: any EventStore, order: String, version: Int) throws
     _ = try store.append([
         AppendRequest(
             metadata: EventMetadata(commandId: "race-\(order)", correlationId: "x", causationId: "x"),
-            events: [NewEvent(eventId: "race-\(order)", stream: "product-p1", type: "ProductPurchased", data: data, recordedAt: 0)],
+            events: [
+                NewEvent(
+                    eventId: "race-\(order)", stream: "product-p1", type: "ProductPurchased", data: data, recordedAt: 0)
+            ],
             expectations: ["product-p1": .exactly(version)])
     ])
 }
@@ -71,7 +77,11 @@ private func restockOne(_ store: any EventStore, version: Int) throws {
     _ = try store.append([
         AppendRequest(
             metadata: EventMetadata(commandId: "race-\(version)", correlationId: "x", causationId: "x"),
-            events: [NewEvent(eventId: "race-\(version)", stream: "product-p1", type: "ProductRestocked", data: data, recordedAt: 0)],
+            events: [
+                NewEvent(
+                    eventId: "race-\(version)", stream: "product-p1", type: "ProductRestocked", data: data,
+                    recordedAt: 0)
+            ],
             expectations: ["product-p1": .exactly(version)])
     ])
 }
@@ -80,7 +90,8 @@ private func restockOne(_ store: any EventStore, version: Int) throws {
 /// appends of the handler under test.
 final class RacingStore: ForwardingEventStore {
     let inner = InMemoryEventStore()
-    private let state = Mutex<(remaining: Int, race: (@Sendable (any EventStore) throws -> Void)?, calls: Int)>((0, nil, 0))
+    private let state = Mutex<(remaining: Int, race: (@Sendable (any EventStore) throws -> Void)?, calls: Int)>(
+        (0, nil, 0))
 
     /// Runs `race` against the log before each of the next `count` appends.
     func beforeNextAppends(_ count: Int, _ race: @escaping (any EventStore) throws -> Void) {

@@ -20,11 +20,13 @@ struct CLITests {
         let events = try #require(reply["events"]?.arrayValue)
         #expect(events.compactMap { $0.objectValue?["type"] } == ["UserRegistered", "EmailClaimed"])
         let envelope = try #require(events.first?.objectValue)
-        #expect(envelope.keys == ["eventId", "position", "stream", "version", "type", "data", "metadata", "recordedAt"])
+        #expect(
+            envelope.keys == ["eventId", "position", "stream", "version", "type", "data", "metadata", "recordedAt"])
         #expect(envelope["metadata"] == ["commandId": "c1", "correlationId": "c1", "causationId": "c1"])
 
         let product = try logbook.run(
-            ["send", "AddProduct", "-"], stdin: #"{"productId":"p1","name":"Tea","price":"2.5","category":"food","stock":3}"#)
+            ["send", "AddProduct", "-"],
+            stdin: #"{"productId":"p1","name":"Tea","price":"2.5","category":"food","stock":3}"#)
         #expect(product.status == 0, "\(product.stderr)")
 
         let replay = try logbook.run(["replay"])
@@ -32,8 +34,12 @@ struct CLITests {
         let lines = try replay.jsonLines()
         #expect(lines.compactMap { $0["position"] } == [1, 2, 3])
         #expect(lines.last?["data"]?.objectValue?["price"] == "2.50")
-        #expect(try logbook.run(["replay", "--from", "2", "--limit", "1"]).jsonLines().compactMap { $0["position"] } == [2])
-        #expect(try logbook.run(["replay", "--topics", "products"]).jsonLines().compactMap { $0["stream"] } == ["product-p1"])
+        #expect(
+            try logbook.run(["replay", "--from", "2", "--limit", "1"]).jsonLines().compactMap { $0["position"] } == [2])
+        #expect(
+            try logbook.run(["replay", "--topics", "products"]).jsonLines().compactMap { $0["stream"] } == [
+                "product-p1"
+            ])
     }
 
     @Test("a retried command id prints the first reply and appends nothing")
@@ -76,10 +82,14 @@ struct CLITests {
         defer { logbook.removeData() }
         let body = #"{"productId":"p1","name":"Tea","price":"1.00","category":"food","stock":1}"#
         #expect(try logbook.run(["send", "AddProduct", body, "--expected-version", "noStream"]).status == 0)
-        let stale = try logbook.run(["send", "RestockProduct", #"{"productId":"p1","quantity":1}"#, "--expected-version", "5"])
+        let stale = try logbook.run([
+            "send", "RestockProduct", #"{"productId":"p1","quantity":1}"#, "--expected-version", "5",
+        ])
         #expect(stale.status == 1)
         #expect(try stale.json()["error"]?.objectValue?["code"] == "wrong_expected_version")
-        let bad = try logbook.run(["send", "RestockProduct", #"{"productId":"p1","quantity":1}"#, "--expected-version", "soon"])
+        let bad = try logbook.run([
+            "send", "RestockProduct", #"{"productId":"p1","quantity":1}"#, "--expected-version", "soon",
+        ])
         #expect(try bad.json()["error"]?.objectValue?["code"] == "invalid_input")
     }
 
@@ -87,8 +97,10 @@ struct CLITests {
     func usageErrors() throws {
         let logbook = try LogbookProcess()
         defer { logbook.removeData() }
-        for arguments in [["frobnicate"], ["send"], ["send", "A", "{}", "--bogus", "1"], ["replay", "--from", "0"],
-                          ["replay", "--topics", "nope"], ["replay", "--limit"]] {
+        for arguments in [
+            ["frobnicate"], ["send"], ["send", "A", "{}", "--bogus", "1"], ["replay", "--from", "0"],
+            ["replay", "--topics", "nope"], ["replay", "--limit"],
+        ] {
             let result = try logbook.run(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.hasPrefix("logbook: error: "), "\(arguments): \(result.stderr)")

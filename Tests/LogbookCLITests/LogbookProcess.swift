@@ -16,14 +16,16 @@ struct LogbookProcess {
 
         /// One JSON document per stdout line.
         func jsonLines() throws -> [JSONObject] {
-            try stdout.split(separator: "\n").map { line in try #require(try JSONParser.parse(String(line)).objectValue) }
+            try stdout.split(separator: "\n").map { line in try #require(try JSONParser.parse(String(line)).objectValue)
+            }
         }
     }
 
     let dataDirectory: URL
 
     init() throws {
-        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-cli-\(UUID().uuidString)")
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-cli-\(UUID().uuidString)")
     }
 
     func removeData() { try? FileManager.default.removeItem(at: dataDirectory) }

@@ -25,9 +25,13 @@ struct EmailUniquenessTests {
     }
 
     @Test func deletingAUserFreesTheAddressForSomeoneElse() {
-        given(registration("u1", email: "ann@example.com") + [userDeleted("u1"), emailReleased("ann@example.com", by: "u1")])
-            .when(registerUser("u2", email: "Ann@Example.com"))
-            .then([userRegistered("u2", email: "Ann@Example.com"), emailClaimed("ann@example.com", by: "u2")])
+        given(
+            registration("u1", email: "ann@example.com") + [
+                userDeleted("u1"), emailReleased("ann@example.com", by: "u1"),
+            ]
+        )
+        .when(registerUser("u2", email: "Ann@Example.com"))
+        .then([userRegistered("u2", email: "Ann@Example.com"), emailClaimed("ann@example.com", by: "u2")])
     }
 
     @Test func changingAddressClaimsTheNewAndReleasesTheOld() {

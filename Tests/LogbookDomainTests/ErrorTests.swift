@@ -19,7 +19,8 @@ struct DomainErrorTests {
     }
 
     @Test func messagesNameWhatWentWrong() {
-        #expect(DomainError.invalidInput(field: "price", reason: "must be positive").message == "price: must be positive")
+        #expect(
+            DomainError.invalidInput(field: "price", reason: "must be positive").message == "price: must be positive")
         #expect(DomainError.notFound(.post, id: "p1").message == "post 'p1' does not exist")
         #expect(DomainError.alreadyExists(.product, id: "pr1").message == "product 'pr1' already exists")
         #expect(DomainError.emailTaken(email: "A@b.co").message.contains("A@b.co"))

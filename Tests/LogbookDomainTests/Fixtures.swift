@@ -65,7 +65,9 @@ func expectInvalidInput(
 ) {
     do {
         try body()
-        Issue.record("expected invalid_input for \(field), but it was accepted. \(comment ?? "")", sourceLocation: sourceLocation)
+        Issue.record(
+            "expected invalid_input for \(field), but it was accepted. \(comment ?? "")", sourceLocation: sourceLocation
+        )
     } catch let error as DomainError {
         #expect(error.code == "invalid_input", comment, sourceLocation: sourceLocation)
         #expect(error.invalidField == field, comment, sourceLocation: sourceLocation)
@@ -84,7 +86,8 @@ func registerUser(
     .user(
         .register(
             RegisterUser(
-                userId: .of(id), name: .of(name), email: .of(email), gender: gender, birthday: birthday.map(Birthday.of),
+                userId: .of(id), name: .of(name), email: .of(email), gender: gender,
+                birthday: birthday.map(Birthday.of),
                 subscription: subscription)))
 }
 
@@ -139,7 +142,8 @@ func removeProduct(_ id: String) -> Command { .product(.remove(RemoveProduct(pro
 
 func purchaseProduct(order: String, user: String, product: String, quantity: Int) -> Command {
     .product(
-        .purchase(PurchaseProduct(orderId: .of(order), userId: .of(user), productId: .of(product), quantity: .of(quantity))))
+        .purchase(
+            PurchaseProduct(orderId: .of(order), userId: .of(user), productId: .of(product), quantity: .of(quantity))))
 }
 
 // MARK: Events
@@ -151,7 +155,8 @@ func userRegistered(
     .user(
         .registered(
             UserRegistered(
-                userId: .of(id), name: .of(name), email: .of(email), gender: gender, birthday: birthday.map(Birthday.of),
+                userId: .of(id), name: .of(name), email: .of(email), gender: gender,
+                birthday: birthday.map(Birthday.of),
                 subscription: subscription)))
 }
 
@@ -201,7 +206,9 @@ func productAdded(
     stock: Int = 10
 ) -> DomainEvent {
     .product(
-        .added(ProductAdded(productId: .of(id), name: .of(name), price: .of(price), category: category, stock: .of(stock))))
+        .added(
+            ProductAdded(productId: .of(id), name: .of(name), price: .of(price), category: category, stock: .of(stock)))
+    )
 }
 
 func productUpdated(_ id: String, name: String? = nil, price: String? = nil, category: ProductCategory? = nil)

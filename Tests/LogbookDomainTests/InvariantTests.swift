@@ -109,10 +109,12 @@ struct InvariantRun {
             ledger[e.productId] = e.stock.value
         case .product(.restocked(let e)):
             ledger[e.productId, default: 0] += e.quantity.value
-            problems.check(e.stock.value == ledger[e.productId], "\(e) does not match the ledger \(ledger[e.productId]!)")
+            problems.check(
+                e.stock.value == ledger[e.productId], "\(e) does not match the ledger \(ledger[e.productId]!)")
         case .product(.purchased(let e)):
             ledger[e.productId, default: 0] -= e.quantity.value
-            problems.check(e.stock.value == ledger[e.productId], "\(e) does not match the ledger \(ledger[e.productId]!)")
+            problems.check(
+                e.stock.value == ledger[e.productId], "\(e) does not match the ledger \(ledger[e.productId]!)")
         default:
             break
         }
@@ -152,7 +154,8 @@ struct InvariantRun {
             problems.check((try? Stock(product.stock.value)) == product.stock, "product stock \(product.stock)")
         case .order(.placed(let order)):
             problems.check((try? Quantity(order.quantity.value)) == order.quantity, "order quantity \(order.quantity)")
-            problems.check((try? Money(order.unitPrice.description)) == order.unitPrice, "unit price \(order.unitPrice)")
+            problems.check(
+                (try? Money(order.unitPrice.description)) == order.unitPrice, "unit price \(order.unitPrice)")
             problems.check(order.status == .pending, "order status \(order.status)")
         default:
             break
@@ -171,7 +174,8 @@ struct InvariantRun {
                         && user.birthday == row.birthday && user.subscription == row.subscription,
                     "user \(id) is \(user), the model says \(row)")
             } else {
-                problems.check(!row.live && state == .deleted, "user \(id) is \(state), the model says live: \(row.live)")
+                problems.check(
+                    !row.live && state == .deleted, "user \(id) is \(state), the model says live: \(row.live)")
             }
         }
         for (id, row) in model.posts {
@@ -179,18 +183,21 @@ struct InvariantRun {
             case .live(let post):
                 problems.check(row.live && post.title == row.title && post.content == row.content, "post \(id) ≠ model")
             case let other:
-                problems.check(!row.live && other == .deleted, "post \(id) is \(other), the model says live: \(row.live)")
+                problems.check(
+                    !row.live && other == .deleted, "post \(id) is \(other), the model says live: \(row.live)")
             }
         }
         for (id, row) in model.products {
             let state = states.product(.of(id))
             if row.live, let product = state.liveProduct {
                 problems.check(
-                    product.name == row.name && product.price.cents == row.priceCents && product.category == row.category
+                    product.name == row.name && product.price.cents == row.priceCents
+                        && product.category == row.category
                         && product.stock.value == row.stock,
                     "product \(id) is \(product), the model says \(row)")
             } else {
-                problems.check(!row.live && state == .removed, "product \(id) is \(state), the model says live: \(row.live)")
+                problems.check(
+                    !row.live && state == .removed, "product \(id) is \(state), the model says live: \(row.live)")
             }
         }
         return problems

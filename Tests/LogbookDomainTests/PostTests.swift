@@ -104,7 +104,8 @@ struct PostDeciderTests {
         state = PostDecider.evolve(state, .deleted(PostDeleted(postId: .of("p1"))))
         #expect(state == .deleted)
         #expect(
-            state.evolved(by: .created(PostCreated(postId: .of("p1"), authorId: .of("u1"), title: .of("x"), content: .of(""))))
+            state.evolved(
+                by: .created(PostCreated(postId: .of("p1"), authorId: .of("u1"), title: .of("x"), content: .of(""))))
                 == .deleted)
         #expect(PostState.none.evolved(by: .edited(PostEdited(postId: .of("p1"), title: .of("x")))) == .none)
     }

@@ -86,7 +86,12 @@ struct ProductDeciderTests {
         let purchase = PurchaseProduct(orderId: .of("o1"), userId: .of("u1"), productId: .of("pr1"), quantity: .of(3))
         #expect(
             try ProductDecider.decide(.purchase(purchase), state: .live(widget))
-                == [.purchased(ProductPurchased(productId: .of("pr1"), orderId: .of("o1"), userId: .of("u1"), quantity: .of(3), stock: .empty))])
+                == [
+                    .purchased(
+                        ProductPurchased(
+                            productId: .of("pr1"), orderId: .of("o1"), userId: .of("u1"), quantity: .of(3),
+                            stock: .empty))
+                ])
     }
 
     @Test func purchaseChecksAvailabilityThenQuantity() {
@@ -112,19 +117,27 @@ struct ProductDeciderTests {
         #expect(state.liveProduct == nil)
         state = ProductDecider.evolve(
             state,
-            .added(ProductAdded(productId: .of("pr1"), name: .of("Widget"), price: .of("2.50"), category: .clothing, stock: .of(3))))
+            .added(
+                ProductAdded(
+                    productId: .of("pr1"), name: .of("Widget"), price: .of("2.50"), category: .clothing, stock: .of(3)))
+        )
         #expect(state.liveProduct == widget)
         state = ProductDecider.evolve(state, .updated(ProductUpdated(productId: .of("pr1"), price: .of("3"))))
         #expect(state.liveProduct?.price == Money.of("3.00"))
         #expect(state.liveProduct?.name == widget.name, "absent fields stay")
-        state = ProductDecider.evolve(state, .restocked(ProductRestocked(productId: .of("pr1"), quantity: .of(4), stock: .of(7))))
+        state = ProductDecider.evolve(
+            state, .restocked(ProductRestocked(productId: .of("pr1"), quantity: .of(4), stock: .of(7))))
         #expect(state.liveProduct?.stock == Stock.of(7))
         state = ProductDecider.evolve(
             state,
-            .purchased(ProductPurchased(productId: .of("pr1"), orderId: .of("o1"), userId: .of("u1"), quantity: .of(7), stock: .empty)))
+            .purchased(
+                ProductPurchased(
+                    productId: .of("pr1"), orderId: .of("o1"), userId: .of("u1"), quantity: .of(7), stock: .empty)))
         #expect(state.liveProduct?.stock == Stock.empty)
         state = ProductDecider.evolve(state, .removed(ProductRemoved(productId: .of("pr1"))))
         #expect(state == .removed)
-        #expect(state.evolved(by: .restocked(ProductRestocked(productId: .of("pr1"), quantity: .of(1), stock: .of(1)))) == .removed)
+        #expect(
+            state.evolved(by: .restocked(ProductRestocked(productId: .of("pr1"), quantity: .of(1), stock: .of(1))))
+                == .removed)
     }
 }

@@ -57,9 +57,13 @@ struct PurchaseTests {
         given(ann + [productAdded("pr1", stock: 0)])
             .when(purchaseProduct(order: "o1", user: "u1", product: "pr1", quantity: 1))
             .thenError(.productNotAvailable(productId: "pr1"))
-        given(ann + [productAdded("pr1", stock: 1), productPurchased("pr1", order: "o0", user: "u1", quantity: 1, stock: 0)])
-            .when(purchaseProduct(order: "o1", user: "u1", product: "pr1", quantity: 5))
-            .thenError(.productNotAvailable(productId: "pr1"))
+        given(
+            ann + [
+                productAdded("pr1", stock: 1), productPurchased("pr1", order: "o0", user: "u1", quantity: 1, stock: 0),
+            ]
+        )
+        .when(purchaseProduct(order: "o1", user: "u1", product: "pr1", quantity: 5))
+        .thenError(.productNotAvailable(productId: "pr1"))
     }
 
     @Test func askingForMoreThanIsInStockIsInsufficient() {
@@ -117,10 +121,17 @@ struct PurchaseTests {
     @Test func aTotalTooLargeToRecordIsRefusedNotCrashed() throws {
         // 999,999,999.99 × 1,000,000,000 is about 1e20 cents, beyond Int64: refused, nothing appended.
         given([
-            .user(.registered(UserRegistered(userId: try UserId("u1"), name: try PersonName("Ann"),
-                email: try EmailAddress("ann@example.com"), gender: .unknown, birthday: nil, subscription: .free))),
-            .product(.added(ProductAdded(productId: try ProductId("pr1"), name: try ProductName("Gold"),
-                price: try Money("999999999.99"), category: .electronics, stock: try Stock(1_000_000_000)))),
+            .user(
+                .registered(
+                    UserRegistered(
+                        userId: try UserId("u1"), name: try PersonName("Ann"),
+                        email: try EmailAddress("ann@example.com"), gender: .unknown, birthday: nil, subscription: .free
+                    ))),
+            .product(
+                .added(
+                    ProductAdded(
+                        productId: try ProductId("pr1"), name: try ProductName("Gold"),
+                        price: try Money("999999999.99"), category: .electronics, stock: try Stock(1_000_000_000)))),
         ])
         .when(purchaseProduct(order: "o1", user: "u1", product: "pr1", quantity: 1_000_000_000))
         .thenInvalidInput(field: "quantity")
@@ -151,7 +162,8 @@ struct OrderDeciderTests {
             state
                 == .placed(
                     Order(
-                        id: .of("o1"), userId: .of("u1"), productId: .of("pr1"), quantity: .of(4), unitPrice: .of("2.25"),
+                        id: .of("o1"), userId: .of("u1"), productId: .of("pr1"), quantity: .of(4),
+                        unitPrice: .of("2.25"),
                         totalPrice: .of("9.00"), status: .pending)))
         #expect(state.evolved(by: events[0]) == state, "a second placement does not change a placed order")
     }

@@ -3,7 +3,8 @@ import LogbookDomain
 /// A command as a client might send it: raw wire values, some of them invalid, drawn from a
 /// small universe so that ids and addresses collide often.
 enum RawCommand {
-    case registerUser(user: String, name: String, email: String, gender: String?, birthday: String?, subscription: String?)
+    case registerUser(
+        user: String, name: String, email: String, gender: String?, birthday: String?, subscription: String?)
     case updateProfile(user: String, name: String?, email: String?, gender: String?, birthday: String?)
     case changeSubscription(user: String, subscription: String)
     case deleteUser(user: String)
@@ -27,7 +28,8 @@ enum RawCommand {
                 .register(
                     RegisterUser(
                         userId: try UserId(user), name: try PersonName(name), email: try EmailAddress(email),
-                        gender: try gender.map { raw throws(DomainError) in try Gender.parse(raw, field: "gender") } ?? .unknown,
+                        gender: try gender.map { raw throws(DomainError) in try Gender.parse(raw, field: "gender") }
+                            ?? .unknown,
                         birthday: try birthday.map { raw throws(DomainError) in try Birthday(raw, today: today) },
                         subscription: try subscription.map { raw throws(DomainError) in
                             try Subscription.parse(raw, field: "subscription")
@@ -44,20 +46,23 @@ enum RawCommand {
             return .user(
                 .changeSubscription(
                     ChangeSubscription(
-                        userId: try UserId(user), subscription: try Subscription.parse(subscription, field: "subscription"))))
+                        userId: try UserId(user),
+                        subscription: try Subscription.parse(subscription, field: "subscription"))))
         case .deleteUser(let user):
             return .user(.delete(DeleteUser(userId: try UserId(user))))
         case .createPost(let post, let author, let title, let content):
             return .post(
                 .create(
                     CreatePost(
-                        postId: try PostId(post), authorId: try UserId(author, field: "authorId"), title: try PostTitle(title),
+                        postId: try PostId(post), authorId: try UserId(author, field: "authorId"),
+                        title: try PostTitle(title),
                         content: try PostContent(content))))
         case .editPost(let post, let title, let content):
             return .post(
                 .edit(
                     EditPost(
-                        postId: try PostId(post), title: try title.map { raw throws(DomainError) in try PostTitle(raw) },
+                        postId: try PostId(post),
+                        title: try title.map { raw throws(DomainError) in try PostTitle(raw) },
                         content: try content.map { raw throws(DomainError) in try PostContent(raw) })))
         case .deletePost(let post):
             return .post(.delete(DeletePost(postId: try PostId(post))))
@@ -71,13 +76,15 @@ enum RawCommand {
             return .product(
                 .update(
                     UpdateProduct(
-                        productId: try ProductId(product), name: try name.map { raw throws(DomainError) in try ProductName(raw) },
+                        productId: try ProductId(product),
+                        name: try name.map { raw throws(DomainError) in try ProductName(raw) },
                         price: try price.map { raw throws(DomainError) in try Money(raw) },
                         category: try category.map { raw throws(DomainError) in
                             try ProductCategory.parse(raw, field: "category")
                         })))
         case .restockProduct(let product, let quantity):
-            return .product(.restock(RestockProduct(productId: try ProductId(product), quantity: try Quantity(quantity))))
+            return .product(
+                .restock(RestockProduct(productId: try ProductId(product), quantity: try Quantity(quantity))))
         case .removeProduct(let product):
             return .product(.remove(RemoveProduct(productId: try ProductId(product))))
         case .purchaseProduct(let order, let user, let product, let quantity):
@@ -208,7 +215,8 @@ struct CommandGenerator {
         case 32..<39: .createPost(post: post(), author: user(), title: title(), content: content())
         case 39..<44: .editPost(post: post(), title: maybe(50) { $0.title() }, content: maybe(50) { $0.content() })
         case 44..<46: .deletePost(post: post())
-        case 46..<54: .addProduct(product: product(), name: name(), price: price(), category: category(), stock: stock())
+        case 46..<54:
+            .addProduct(product: product(), name: name(), price: price(), category: category(), stock: stock())
         case 54..<59:
             .updateProduct(
                 product: product(), name: maybe(40) { $0.name() }, price: maybe(50) { $0.price() },

@@ -9,10 +9,11 @@ struct StreamTests {
     ]
 
     @Test func namesAreCategoryDashId() {
-        #expect(Self.streams.map(\.name) == [
-            "user-u1", "post-p-1", "product-pr_1", "order-550e8400-e29b-41d4-a716-446655440000",
-            "email-ann.lee+x@example.com",
-        ])
+        #expect(
+            Self.streams.map(\.name) == [
+                "user-u1", "post-p-1", "product-pr_1", "order-550e8400-e29b-41d4-a716-446655440000",
+                "email-ann.lee+x@example.com",
+            ])
         #expect(Self.streams.map(\.category) == ["user", "post", "product", "order", "email"])
         #expect(Self.streams.map(\.description) == Self.streams.map(\.name))
     }
@@ -45,8 +46,14 @@ struct StreamTests {
             (productUpdated("pr1", price: "1"), "product-pr1", "ProductUpdated"),
             (productRestocked("pr1", quantity: 1, stock: 1), "product-pr1", "ProductRestocked"),
             (productRemoved("pr1"), "product-pr1", "ProductRemoved"),
-            (productPurchased("pr1", order: "o1", user: "u1", quantity: 1, stock: 0), "product-pr1", "ProductPurchased"),
-            (orderPlaced("o1", user: "u1", product: "pr1", quantity: 1, unitPrice: "1", totalPrice: "1"), "order-o1", "OrderPlaced"),
+            (
+                productPurchased("pr1", order: "o1", user: "u1", quantity: 1, stock: 0), "product-pr1",
+                "ProductPurchased"
+            ),
+            (
+                orderPlaced("o1", user: "u1", product: "pr1", quantity: 1, unitPrice: "1", totalPrice: "1"), "order-o1",
+                "OrderPlaced"
+            ),
         ]
         for (event, stream, type) in cases {
             #expect(event.stream.name == stream)
@@ -86,7 +93,10 @@ struct StreamsReadTests {
     }
 
     @Test func registeringReadsTheUserAndTheNewAddress() {
-        #expect(names(registerUser("u1", email: "Ann@Example.com"), AggregateStates()) == ["user-u1", "email-ann@example.com"])
+        #expect(
+            names(registerUser("u1", email: "Ann@Example.com"), AggregateStates()) == [
+                "user-u1", "email-ann@example.com",
+            ])
     }
 
     @Test func theCurrentAddressIsReadOnceTheUserIsKnown() {
@@ -110,7 +120,9 @@ struct StreamsReadTests {
 
     @Test func deletedUsersHaveNoCurrentAddress() {
         let deleted = AggregateStates(
-            folding: registration("u1", email: "ann@example.com") + [userDeleted("u1"), emailReleased("ann@example.com", by: "u1")])
+            folding: registration("u1", email: "ann@example.com") + [
+                userDeleted("u1"), emailReleased("ann@example.com", by: "u1"),
+            ])
         #expect(names(deleteUser("u1"), deleted) == ["user-u1"])
     }
 
@@ -140,7 +152,8 @@ struct AggregateStatesTests {
 
     @Test func foldingKeepsStreamsApart() {
         let states = AggregateStates(
-            folding: registration("u1", email: "ann@example.com") + registration("u2", name: "Bo", email: "bo@example.com")
+            folding: registration("u1", email: "ann@example.com")
+                + registration("u2", name: "Bo", email: "bo@example.com")
                 + [userDeleted("u1"), productAdded("pr1", stock: 3), productRestocked("pr1", quantity: 2, stock: 5)])
         #expect(states.user(.of("u1")) == .deleted)
         #expect(states.user(.of("u2")).liveUser?.name == PersonName.of("Bo"))

@@ -98,7 +98,8 @@ struct CalendarDateTests {
         for _ in 0..<200 {
             let days = Int64.random(in: -3_000_000...3_000_000, using: &random)
             let date = CalendarDate(daysSinceEpoch: days)
-            #expect(CalendarDate(year: date.year, month: date.month, day: date.day) == date, "seed \(seed), day \(days)")
+            #expect(
+                CalendarDate(year: date.year, month: date.month, day: date.day) == date, "seed \(seed), day \(days)")
             #expect(
                 ReferenceCalendar.daysSinceEpoch(year: date.year, month: date.month, day: date.day) == days,
                 "seed \(seed), day \(days) gave \(date)")
@@ -137,9 +138,10 @@ struct CalendarDateTests {
 
     @Test func readsExactlyYYYYMMDD() {
         #expect(CalendarDate(iso8601: "2024-02-29") == CalendarDate(year: 2024, month: 2, day: 29))
-        for text in ["2024-2-29", "2024/02/29", "20240229", " 2024-02-29", "2024-02-29 ", "2024-02-29T00:00:00Z",
-            "+024-02-29", "2024-0a-29", "", "2023-02-29", "2024-13-01"]
-        {
+        for text in [
+            "2024-2-29", "2024/02/29", "20240229", " 2024-02-29", "2024-02-29 ", "2024-02-29T00:00:00Z",
+            "+024-02-29", "2024-0a-29", "", "2023-02-29", "2024-13-01",
+        ] {
             #expect(CalendarDate(iso8601: text) == nil, "\(text.debugDescription)")
         }
     }

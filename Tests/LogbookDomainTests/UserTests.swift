@@ -16,7 +16,8 @@ struct UserTests {
         given([])
             .when(
                 registerUser(
-                    "u1", email: "ann@example.com", gender: .female, birthday: "1990-05-17", subscription: .premium))
+                    "u1", email: "ann@example.com", gender: .female, birthday: "1990-05-17", subscription: .premium)
+            )
             .then([
                 userRegistered(
                     "u1", email: "ann@example.com", gender: .female, birthday: "1990-05-17", subscription: .premium),
@@ -38,9 +39,13 @@ struct UserTests {
     }
 
     @Test func aDeletedUsersIdIsNeverReused() {
-        given(registration("u1", email: "ann@example.com") + [userDeleted("u1"), emailReleased("ann@example.com", by: "u1")])
-            .when(registerUser("u1", email: "ann@example.com"))
-            .thenError(.alreadyExists(.user, id: "u1"))
+        given(
+            registration("u1", email: "ann@example.com") + [
+                userDeleted("u1"), emailReleased("ann@example.com", by: "u1"),
+            ]
+        )
+        .when(registerUser("u1", email: "ann@example.com"))
+        .thenError(.alreadyExists(.user, id: "u1"))
     }
 
     @Test func updatingRecordsOnlyTheChangedFields() {
@@ -102,9 +107,13 @@ struct UserTests {
 
     @Test func deletingTwiceOrAnUnknownUserIsNotFound() {
         given([]).when(deleteUser("u1")).thenError(.notFound(.user, id: "u1"))
-        given(registration("u1", email: "ann@example.com") + [userDeleted("u1"), emailReleased("ann@example.com", by: "u1")])
-            .when(deleteUser("u1"))
-            .thenError(.notFound(.user, id: "u1"))
+        given(
+            registration("u1", email: "ann@example.com") + [
+                userDeleted("u1"), emailReleased("ann@example.com", by: "u1"),
+            ]
+        )
+        .when(deleteUser("u1"))
+        .thenError(.notFound(.user, id: "u1"))
     }
 }
 
@@ -137,30 +146,37 @@ struct UserDeciderTests {
     @Test func evolvingFollowsTheLifecycle() {
         var state = UserState.initial
         #expect(state == .unregistered && state.liveUser == nil)
-        state = UserDecider.evolve(state, .registered(UserRegistered(
-            userId: .of("u1"), name: .of("Ann"), email: .of("ann@example.com"), gender: .unknown, birthday: nil,
-            subscription: .free)))
+        state = UserDecider.evolve(
+            state,
+            .registered(
+                UserRegistered(
+                    userId: .of("u1"), name: .of("Ann"), email: .of("ann@example.com"), gender: .unknown, birthday: nil,
+                    subscription: .free)))
         #expect(state.liveUser == ann)
         state = UserDecider.evolve(
-            state, .profileUpdated(UserProfileUpdated(userId: .of("u1"), email: .of("Ann@Example.com"), gender: .other)))
+            state, .profileUpdated(UserProfileUpdated(userId: .of("u1"), email: .of("Ann@Example.com"), gender: .other))
+        )
         #expect(state.liveUser?.email.value == "Ann@Example.com")
         #expect(state.liveUser?.gender == .other)
         #expect(state.liveUser?.name == ann.name, "absent fields stay")
-        state = UserDecider.evolve(state, .subscriptionChanged(SubscriptionChanged(userId: .of("u1"), from: .free, to: .premium)))
+        state = UserDecider.evolve(
+            state, .subscriptionChanged(SubscriptionChanged(userId: .of("u1"), from: .free, to: .premium)))
         #expect(state.liveUser?.subscription == .premium)
         state = UserDecider.evolve(state, .deleted(UserDeleted(userId: .of("u1"))))
         #expect(state == .deleted)
     }
 
     @Test func eventsThatDoNotFitLeaveTheStateAlone() {
-        let registered = UserEvent.registered(UserRegistered(
-            userId: .of("u1"), name: .of("Bo"), email: .of("bo@example.com"), gender: .male, birthday: nil,
-            subscription: .premium))
+        let registered = UserEvent.registered(
+            UserRegistered(
+                userId: .of("u1"), name: .of("Bo"), email: .of("bo@example.com"), gender: .male, birthday: nil,
+                subscription: .premium))
         #expect(UserState.live(ann).evolved(by: registered) == .live(ann))
         #expect(UserState.deleted.evolved(by: registered) == .deleted)
         #expect(UserState.unregistered.evolved(by: .deleted(UserDeleted(userId: .of("u1")))) == .unregistered)
         #expect(
-            UserState.deleted.evolved(by: .subscriptionChanged(SubscriptionChanged(userId: .of("u1"), from: .free, to: .premium)))
+            UserState.deleted.evolved(
+                by: .subscriptionChanged(SubscriptionChanged(userId: .of("u1"), from: .free, to: .premium)))
                 == .deleted)
     }
 }

@@ -3,7 +3,9 @@ import Testing
 
 @Suite("Identifiers")
 struct IdentifierTests {
-    @Test(arguments: ["u1", "a", "A-Z_a-z_0-9", "550e8400-e29b-41d4-a716-446655440000", String(repeating: "x", count: 64)])
+    @Test(arguments: [
+        "u1", "a", "A-Z_a-z_0-9", "550e8400-e29b-41d4-a716-446655440000", String(repeating: "x", count: 64),
+    ])
     func accepts(_ raw: String) throws {
         #expect(try UserId(raw).rawValue == raw)
         #expect(try PostId(raw).description == raw)
@@ -52,7 +54,9 @@ struct PersonNameTests {
         expectInvalidInput(field: "name") { _ = try PersonName(raw) }
     }
 
-    @Test(arguments: ["Ann\nLee", "Ann\tLee", "Ann\u{0}", "A\u{7F}B", "A\u{1B}[31mB", "Ann\rLee", "Ann\u{2028}Lee", "Ann\u{2029}Lee"])
+    @Test(arguments: [
+        "Ann\nLee", "Ann\tLee", "Ann\u{0}", "A\u{7F}B", "A\u{1B}[31mB", "Ann\rLee", "Ann\u{2028}Lee", "Ann\u{2029}Lee",
+    ])
     func refusesControlCharacters(_ raw: String) {
         expectInvalidInput(field: "name") { _ = try PersonName(raw) }
     }

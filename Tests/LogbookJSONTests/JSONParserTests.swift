@@ -68,9 +68,12 @@ struct JSONWriterTests {
         #expect(JSONWriter.string(value) == #"{"b":1,"a":[true,null,0.5],"s":"q\"\\\n\u0001é"}"#)
     }
 
-    @Test("what it writes reads back the same", arguments: [
-        JSONValue.string("tab\there \u{7F} 😀 \u{2028}"), ["nested": ["deeper": [1, 2, ["x": nil]]]], .int(Int.min), .double(-1.5e-7),
-    ])
+    @Test(
+        "what it writes reads back the same",
+        arguments: [
+            JSONValue.string("tab\there \u{7F} 😀 \u{2028}"), ["nested": ["deeper": [1, 2, ["x": nil]]]], .int(Int.min),
+            .double(-1.5e-7),
+        ])
     func roundTrip(value: JSONValue) throws {
         #expect(try JSONParser.parse(JSONWriter.bytes(value)) == value)
     }

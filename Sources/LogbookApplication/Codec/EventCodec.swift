@@ -148,7 +148,8 @@ public enum EventCodec {
                 .created(
                     PostCreated(
                         postId: try f.value("postId", PostId.init), authorId: try f.value("authorId", UserId.init),
-                        title: try f.value("title", PostTitle.init), content: try f.value("content", PostContent.init))))
+                        title: try f.value("title", PostTitle.init), content: try f.value("content", PostContent.init)))
+            )
         case "PostEdited":
             let f = try FieldReader(json, allowed: ["postId", "title", "content"])
             return .post(
@@ -164,8 +165,10 @@ public enum EventCodec {
             return .product(
                 .added(
                     ProductAdded(
-                        productId: try f.value("productId", ProductId.init), name: try f.value("name", ProductName.init),
-                        price: try f.value("price", Money.init), category: try f.value("category", ProductCategory.parse),
+                        productId: try f.value("productId", ProductId.init),
+                        name: try f.value("name", ProductName.init),
+                        price: try f.value("price", Money.init),
+                        category: try f.value("category", ProductCategory.parse),
                         stock: try f.value("stock", Stock.init))))
         case "ProductUpdated":
             let f = try FieldReader(json, allowed: ["productId", "name", "price", "category"])
@@ -181,7 +184,8 @@ public enum EventCodec {
             return .product(
                 .restocked(
                     ProductRestocked(
-                        productId: try f.value("productId", ProductId.init), quantity: try f.value("quantity", Quantity.init),
+                        productId: try f.value("productId", ProductId.init),
+                        quantity: try f.value("quantity", Quantity.init),
                         stock: try f.value("stock", Stock.init))))
         case "ProductRemoved":
             let f = try FieldReader(json, allowed: ["productId"])
@@ -191,7 +195,8 @@ public enum EventCodec {
             return .product(
                 .purchased(
                     ProductPurchased(
-                        productId: try f.value("productId", ProductId.init), orderId: try f.value("orderId", OrderId.init),
+                        productId: try f.value("productId", ProductId.init),
+                        orderId: try f.value("orderId", OrderId.init),
                         userId: try f.value("userId", UserId.init), quantity: try f.value("quantity", Quantity.init),
                         stock: try f.value("stock", Stock.init))))
         case "OrderPlaced":
@@ -202,7 +207,8 @@ public enum EventCodec {
                     OrderPlaced(
                         orderId: try f.value("orderId", OrderId.init), userId: try f.value("userId", UserId.init),
                         productId: try f.value("productId", ProductId.init),
-                        quantity: try f.value("quantity", Quantity.init), unitPrice: try f.value("unitPrice", Money.init),
+                        quantity: try f.value("quantity", Quantity.init),
+                        unitPrice: try f.value("unitPrice", Money.init),
                         totalPrice: try f.value("totalPrice", Money.init),
                         status: try f.value("status", OrderStatus.parse))))
         default:

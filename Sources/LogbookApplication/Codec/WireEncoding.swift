@@ -65,7 +65,9 @@ public enum WireEncoding {
                     return failure(id: id, ServiceError(.internal, "the event log holds an unreadable event: \(error)"))
                 }
             }
-            return ["id": .string(id), "ok": true, "position": .int(Int(accepted.position)), "events": .array(envelopes)]
+            return [
+                "id": .string(id), "ok": true, "position": .int(Int(accepted.position)), "events": .array(envelopes),
+            ]
         }
     }
 }

@@ -176,7 +176,8 @@ public final class CommandHandler {
                         eventId: ids.newEventId(), stream: event.stream.name, type: event.typeName,
                         data: EventCodec.encodedText(event), recordedAt: now.millisecondsSinceEpoch)
                 },
-                expectations: Dictionary(uniqueKeysWithValues: versions.map { ($0.key.name, ExpectedVersion.at($0.value)) }))
+                expectations: Dictionary(
+                    uniqueKeysWithValues: versions.map { ($0.key.name, ExpectedVersion.at($0.value)) }))
             return .append(append, touched: Array(versions.keys))
         } catch let error as DomainError {
             return .finished(.rejected(ServiceError(error)))
@@ -205,7 +206,9 @@ public final class CommandHandler {
     }
 
     private static func problemWithIds(_ request: CommandRequest) -> ServiceError? {
-        let ids = [("id", request.commandId), ("correlationId", request.correlationId), ("causationId", request.causationId)]
+        let ids = [
+            ("id", request.commandId), ("correlationId", request.correlationId), ("causationId", request.causationId),
+        ]
         for case (let field, let value?) in ids {
             let length = value.utf8.count
             guard length >= 1, length <= CommandRequest.maximumIdLength,

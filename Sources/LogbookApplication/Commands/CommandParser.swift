@@ -70,7 +70,8 @@ public enum CommandParser {
                 .create(
                     CreatePost(
                         postId: try f.value("postId", PostId.init), authorId: try f.value("authorId", UserId.init),
-                        title: try f.value("title", PostTitle.init), content: try f.value("content", PostContent.init))))
+                        title: try f.value("title", PostTitle.init), content: try f.value("content", PostContent.init)))
+            )
         case "EditPost":
             let f = try FieldReader(data, allowed: ["postId", "title", "content"])
             return .post(
@@ -86,8 +87,10 @@ public enum CommandParser {
             return .product(
                 .add(
                     AddProduct(
-                        productId: try f.value("productId", ProductId.init), name: try f.value("name", ProductName.init),
-                        price: try f.value("price", Money.init), category: try f.value("category", ProductCategory.parse),
+                        productId: try f.value("productId", ProductId.init),
+                        name: try f.value("name", ProductName.init),
+                        price: try f.value("price", Money.init),
+                        category: try f.value("category", ProductCategory.parse),
                         stock: try f.value("stock", Stock.init))))
         case "UpdateProduct":
             let f = try FieldReader(data, allowed: ["productId", "name", "price", "category"])

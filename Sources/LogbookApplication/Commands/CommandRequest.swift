@@ -1,5 +1,5 @@
-public import LogbookJSON
 import LogbookDomain
+public import LogbookJSON
 
 /// A command as it arrives from a client.
 public struct CommandRequest: Sendable, Equatable {

@@ -57,7 +57,8 @@ public enum CommandDecider {
         let oldEmail = before.liveUser?.email.normalized
         let newEmail = after.liveUser?.email.normalized
         if let newEmail, newEmail != oldEmail, let address = after.liveUser?.email {
-            claimEvents += try EmailClaimDecider.decide(.claim(address, for: userId), state: states.emailClaim(newEmail))
+            claimEvents += try EmailClaimDecider.decide(
+                .claim(address, for: userId), state: states.emailClaim(newEmail))
         }
         if let oldEmail, oldEmail != newEmail {
             claimEvents += try EmailClaimDecider.decide(

@@ -37,7 +37,10 @@ public struct Order: Sendable, Equatable {
     public var totalPrice: Money
     public var status: OrderStatus
 
-    public init(id: OrderId, userId: UserId, productId: ProductId, quantity: Quantity, unitPrice: Money, totalPrice: Money, status: OrderStatus) {
+    public init(
+        id: OrderId, userId: UserId, productId: ProductId, quantity: Quantity, unitPrice: Money, totalPrice: Money,
+        status: OrderStatus
+    ) {
         self.id = id
         self.userId = userId
         self.productId = productId

@@ -30,7 +30,9 @@ public enum UserDecider {
         case .changeSubscription(let c):
             let user = try live(state, c.userId)
             guard user.subscription != c.subscription else { return [] }
-            return [.subscriptionChanged(SubscriptionChanged(userId: c.userId, from: user.subscription, to: c.subscription))]
+            return [
+                .subscriptionChanged(SubscriptionChanged(userId: c.userId, from: user.subscription, to: c.subscription))
+            ]
 
         case .delete(let c):
             _ = try live(state, c.userId)

@@ -7,7 +7,10 @@ public struct User: Sendable, Equatable {
     public var birthday: Birthday?
     public var subscription: Subscription
 
-    public init(id: UserId, name: PersonName, email: EmailAddress, gender: Gender, birthday: Birthday? = nil, subscription: Subscription) {
+    public init(
+        id: UserId, name: PersonName, email: EmailAddress, gender: Gender, birthday: Birthday? = nil,
+        subscription: Subscription
+    ) {
         self.id = id
         self.name = name
         self.email = email
