@@ -114,3 +114,43 @@ final class RacingStore: ForwardingEventStore {
         return try inner.append(batch)
     }
 }
+
+@Suite("Command handler: outcomes that lean on uncommitted decisions")
+struct ProvisionalOutcomeTests {
+    @Test("a refusal decided on an earlier command's staged state is decided again when that command conflicts")
+    func refusalOnStagedStateIsRedecided() throws {
+        let racing = RacingStore()
+        let h = HandlerHarness(store: racing)
+        h.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
+        h.send("c2", "AddProduct", Body.product("p1", stock: 1))
+        // Before the batch is appended, another worker restocks: the first purchase conflicts.
+        racing.beforeNextAppends(1) { store in
+            let other = HandlerHarness(store: store)
+            #expect(other.send("restock", "RestockProduct", ["productId": "p1", "quantity": 5]).accepted != nil)
+        }
+        let outcomes = h.handler.handle([
+            CommandRequest(
+                commandId: "a", type: "PurchaseProduct",
+                data: Body.purchase("o1", user: "u1", product: "p1", quantity: 1)),
+            CommandRequest(
+                commandId: "b", type: "PurchaseProduct",
+                data: Body.purchase("o2", user: "u1", product: "p1", quantity: 1)),
+        ])
+        // In the first round "b" was refused as out of stock on "a"'s staged state; that refusal
+        // must not stand, since "a" did not commit then. Decided again, both succeed.
+        #expect(outcomes.map(\.code) == [nil, nil])
+        let stocks = try outcomes.map { try payload(try #require($0.accepted?.events.first))["stock"] }
+        #expect(stocks == [5, 4])
+    }
+
+    @Test("a command that changes nothing answers with a position covering the batch before it")
+    func unchangedPositionCoversEarlierCommands() throws {
+        let h = HandlerHarness()
+        let outcomes = h.handler.handle([
+            CommandRequest(commandId: "a", type: "RegisterUser", data: Body.user("u1", email: "ann@example.com")),
+            CommandRequest(commandId: "b", type: "ChangeSubscription", data: ["userId": "u1", "subscription": "free"]),
+        ])
+        #expect(outcomes[1].accepted?.events == [])
+        #expect(outcomes[1].accepted?.position == 2)
+    }
+}

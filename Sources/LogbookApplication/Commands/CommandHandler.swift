@@ -69,62 +69,100 @@ public final class CommandHandler {
     }
 
     /// One round: decide every pending command, append them together, record outcomes.
-    /// Returns the commands that met a version conflict and should be decided again.
+    /// Returns the commands to decide again: those whose append met a version conflict, and
+    /// those refused (or found to change nothing) on state that such a command had staged.
     private func appendRound(
         _ pending: [Int], requests: [CommandRequest], commands: [Int: Command], isLastAttempt: Bool,
         outcomes: inout [CommandOutcome?]
     ) -> [Int] {
         var overlay = StateOverlay()
         var batch: [(index: Int, request: AppendRequest, touched: [StreamId])] = []
+        var provisional: [(index: Int, outcome: CommandOutcome, readFromRound: Set<StreamId>)] = []
         let now = clock.now()
 
         for index in pending {
             guard let command = commands[index] else { continue }
-            let request = requests[index]
-            switch decide(command, request: request, now: now, overlay: &overlay) {
+            switch decide(command, request: requests[index], now: now, overlay: &overlay) {
             case .finished(let outcome): outcomes[index] = outcome
+            case .provisional(let outcome, let read): provisional.append((index, outcome, read))
             case .append(let append, let touched): batch.append((index, append, touched))
             }
-        }
-        guard !batch.isEmpty else { return [] }
-
-        let results: [AppendResult]
-        do {
-            results = try store.append(batch.map(\.request))
-        } catch {
-            cache.removeAll()
-            for entry in batch { outcomes[entry.index] = .rejected(ServiceError(error)) }
-            return []
         }
 
         var retry: [Int] = []
         var untrusted = Set<StreamId>()
-        for (entry, result) in zip(batch, results) {
-            switch result {
-            case .committed(let committed):
-                outcomes[entry.index] = .accepted(
-                    CommandAccepted(position: committed.lastPosition, events: committed.events, wasRetry: false))
-            case .duplicate(let committed):
-                untrusted.formUnion(entry.touched)
-                outcomes[entry.index] = .accepted(
-                    CommandAccepted(position: committed.lastPosition, events: committed.events, wasRetry: true))
-            case .conflict(let conflict):
-                untrusted.formUnion(entry.touched)
-                if isLastAttempt {
-                    outcomes[entry.index] = .rejected(ServiceError(conflict))
-                } else {
-                    retry.append(entry.index)
+        if !batch.isEmpty {
+            let results: [AppendResult]
+            do {
+                results = try store.append(batch.map(\.request))
+            } catch {
+                cache.removeAll()
+                // Nothing committed: the provisional outcomes lose their footing too.
+                for index in batch.map(\.index) + provisional.map(\.index) {
+                    outcomes[index] = .rejected(ServiceError(error))
                 }
+                return []
+            }
+            for (entry, result) in zip(batch, results) {
+                switch result {
+                case .committed(let committed):
+                    outcomes[entry.index] = .accepted(
+                        CommandAccepted(position: committed.lastPosition, events: committed.events, wasRetry: false))
+                case .duplicate(let committed):
+                    untrusted.formUnion(entry.touched)
+                    outcomes[entry.index] = .accepted(
+                        CommandAccepted(position: committed.lastPosition, events: committed.events, wasRetry: true))
+                case .conflict(let conflict):
+                    untrusted.formUnion(entry.touched)
+                    if isLastAttempt {
+                        outcomes[entry.index] = .rejected(ServiceError(conflict))
+                    } else {
+                        retry.append(entry.index)
+                    }
+                }
+            }
+        }
+        for entry in provisional {
+            if entry.readFromRound.isDisjoint(with: untrusted) {
+                outcomes[entry.index] = entry.outcome
+            } else if isLastAttempt {
+                outcomes[entry.index] = .rejected(
+                    ServiceError(
+                        .wrongExpectedVersion, "the streams this command reads kept changing while it was decided"))
+            } else {
+                retry.append(entry.index)
             }
         }
         for (stream, entry) in overlay.entries {
             if untrusted.contains(stream) { cache.remove(stream) } else { cache.store(entry, for: stream) }
         }
-        return retry
+        resolveUnchangedPositions(in: &outcomes, among: pending)
+        return retry.sorted()
+    }
+
+    /// A command that changed nothing answers with the log's head after its round, which
+    /// covers everything its decision saw (read-your-writes holds for it too).
+    private func resolveUnchangedPositions(in outcomes: inout [CommandOutcome?], among indexes: [Int]) {
+        let unchanged = indexes.filter {
+            if case .accepted(let accepted)? = outcomes[$0] { accepted.events.isEmpty } else { false }
+        }
+        guard !unchanged.isEmpty else { return }
+        do {
+            let head = try store.headPosition()
+            for index in unchanged {
+                outcomes[index] = .accepted(CommandAccepted(position: head, events: [], wasRetry: false))
+            }
+        } catch {
+            for index in unchanged { outcomes[index] = .rejected(ServiceError(error)) }
+        }
     }
 
     private enum Decision {
+        /// An outcome that stands whatever becomes of the rest of the round.
         case finished(CommandOutcome)
+        /// An outcome reached on streams that earlier commands of this round changed: it
+        /// stands only if those commands commit.
+        case provisional(CommandOutcome, readFromRound: Set<StreamId>)
         case append(AppendRequest, touched: [StreamId])
     }
 
@@ -132,6 +170,12 @@ public final class CommandHandler {
     private func decide(_ command: Command, request: CommandRequest, now: Timestamp, overlay: inout StateOverlay)
         -> Decision
     {
+        var versions: [StreamId: Int] = [:]
+        let written = overlay.written
+        func conclude(_ outcome: CommandOutcome) -> Decision {
+            let readFromRound = written.intersection(versions.keys)
+            return readFromRound.isEmpty ? .finished(outcome) : .provisional(outcome, readFromRound: readFromRound)
+        }
         do {
             if let committed = try store.committedCommand(request.commandId) {
                 return .finished(
@@ -139,7 +183,6 @@ public final class CommandHandler {
                         CommandAccepted(position: committed.lastPosition, events: committed.events, wasRetry: true)))
             }
             var states = AggregateStates()
-            var versions: [StreamId: Int] = [:]
             while case let missing = command.streamsRead(given: states).filter({ versions[$0] == nil }),
                 !missing.isEmpty
             {
@@ -153,13 +196,13 @@ public final class CommandHandler {
             let primary = command.primaryStream
             if let version = versions[primary], !request.expectedVersion.isMet(byCurrentVersion: version) {
                 let conflict = VersionConflict(stream: primary.name, expected: request.expectedVersion, actual: version)
-                return .finished(.rejected(ServiceError(conflict)))
+                return conclude(.rejected(ServiceError(conflict)))
             }
 
             let events = try CommandDecider.decide(command, given: states)
             guard !events.isEmpty else {
-                return .finished(
-                    .accepted(CommandAccepted(position: try store.headPosition(), events: [], wasRetry: false)))
+                // The position is filled in once the round's appends are done.
+                return conclude(.accepted(CommandAccepted(position: 0, events: [], wasRetry: false)))
             }
 
             for (stream, version) in versions {
@@ -180,7 +223,7 @@ public final class CommandHandler {
                     uniqueKeysWithValues: versions.map { ($0.key.name, ExpectedVersion.at($0.value)) }))
             return .append(append, touched: Array(versions.keys))
         } catch let error as DomainError {
-            return .finished(.rejected(ServiceError(error)))
+            return conclude(.rejected(ServiceError(error)))
         } catch let error as EventStoreError {
             return .finished(.rejected(ServiceError(error)))
         } catch let error as EventDecodingError {
@@ -233,6 +276,8 @@ public final class CommandHandler {
 /// The stream states a round of decisions has produced but not yet committed.
 struct StateOverlay {
     private(set) var entries: [StreamId: StreamStateCache.Entry] = [:]
+    /// The streams that staged decisions write to.
+    private(set) var written = Set<StreamId>()
 
     /// Records the state a decision read, unless a staged one is already newer.
     mutating func stage(_ stream: StreamId, _ entry: StreamStateCache.Entry) {
@@ -246,5 +291,6 @@ struct StateOverlay {
         entry.state = entry.state.evolved(by: event)
         entry.version += 1
         entries[stream] = entry
+        written.insert(stream)
     }
 }
