@@ -16,6 +16,8 @@ let package = Package(
         .executable(name: "logbook", targets: ["logbook"]),
         .library(name: "LogbookDomain", targets: ["LogbookDomain"]),
         .library(name: "LogbookApplication", targets: ["LogbookApplication"]),
+        .library(name: "LogbookSQLite", targets: ["LogbookSQLite"]),
+        .library(name: "LogbookJSON", targets: ["LogbookJSON"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
