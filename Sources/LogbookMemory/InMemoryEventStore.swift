@@ -6,8 +6,10 @@ import Synchronization
 public final class InMemoryEventStore: EventStore {
     private struct Log {
         var events: [RecordedEvent] = []
-        var streamPositions: [String: [Int]] = [:]  // indexes into `events`, by stream, in version order
-        var commands: [String: ClosedRange<Int>] = [:]  // indexes into `events`, by command id
+        var streamIndexes: [String: [Int]] = [:]  // indexes into `events`, by stream, in version order
+        var commands: [String: CommandRecord] = [:]
+
+        func version(of stream: String) -> Int { streamIndexes[stream]?.count ?? 0 }
     }
 
     private let log = Mutex(Log())
@@ -15,43 +17,56 @@ public final class InMemoryEventStore: EventStore {
     public init() {}
 
     public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
-        for request in batch where request.events.isEmpty {
-            throw .invalidRequest("command '\(request.commandId)' has no events to append")
-        }
+        if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
         return log.withLock { log in
-            batch.map { request in
-                if let range = log.commands[request.commandId] {
-                    return .duplicate(CommittedCommand(commandId: request.commandId, events: Array(log.events[range])))
-                }
-                for (stream, expected) in request.expectations.sorted(by: { $0.key < $1.key }) {
-                    let version = log.streamPositions[stream]?.count ?? 0
-                    if !expected.isMet(byCurrentVersion: version) {
-                        return .conflict(VersionConflict(stream: stream, expected: expected, actual: version))
-                    }
-                }
-                let first = log.events.count
-                for event in request.events {
-                    let version = (log.streamPositions[event.stream]?.count ?? 0) + 1
-                    log.streamPositions[event.stream, default: []].append(log.events.count)
-                    log.events.append(
-                        RecordedEvent(
-                            position: Int64(log.events.count + 1), eventId: event.eventId, stream: event.stream,
-                            version: version, type: event.type, data: event.data, metadata: request.metadata,
-                            recordedAt: event.recordedAt))
-                }
-                let range = first...(log.events.count - 1)
-                log.commands[request.commandId] = range
-                return .committed(CommittedCommand(commandId: request.commandId, events: Array(log.events[range])))
+            var committedHere = Set<String>()
+            return batch.map { request in
+                let result = Self.append(request, to: &log, committedHere: committedHere)
+                if case .committed = result { committedHere.insert(request.commandId) }
+                return result
             }
         }
     }
 
+    private static func append(_ request: AppendRequest, to log: inout Log, committedHere: Set<String>)
+        -> AppendResult
+    {
+        if let record = log.commands[request.commandId] { return .duplicate(record) }
+        if let missing = request.dependencies.sorted().first(where: { !committedHere.contains($0) }) {
+            return .abandoned(dependency: missing)
+        }
+        for (stream, expected) in request.expectations.sorted(by: { $0.key < $1.key }) {
+            let version = log.version(of: stream)
+            if !expected.isMet(byCurrentVersion: version) {
+                return .conflict(VersionConflict(stream: stream, expected: expected, actual: version))
+            }
+        }
+        let record: CommandRecord
+        if let answer = request.answer {
+            record = .answered(commandId: request.commandId, position: Int64(log.events.count), answer: answer)
+        } else {
+            var appended: [RecordedEvent] = []
+            for event in request.events {
+                let recorded = RecordedEvent(
+                    position: Int64(log.events.count + 1), eventId: event.eventId, stream: event.stream,
+                    version: log.version(of: event.stream) + 1, type: event.type, data: event.data,
+                    metadata: request.metadata, recordedAt: event.recordedAt)
+                log.streamIndexes[event.stream, default: []].append(log.events.count)
+                log.events.append(recorded)
+                appended.append(recorded)
+            }
+            record = .appended(CommittedCommand(commandId: request.commandId, events: appended))
+        }
+        log.commands[request.commandId] = record
+        return .committed(record)
+    }
+
     public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
         log.withLock { log in
-            guard let indexes = log.streamPositions[stream], limit > 0 else { return [] }
+            guard let indexes = log.streamIndexes[stream], limit > 0 else { return [] }
             let start = max(fromVersion, 1) - 1
             guard start < indexes.count else { return [] }
-            return indexes[start..<min(indexes.count, start + limit)].map { log.events[$0] }
+            return indexes[start...].prefix(limit).map { log.events[$0] }
         }
     }
 
@@ -71,9 +86,7 @@ public final class InMemoryEventStore: EventStore {
         log.withLock { Int64($0.events.count) }
     }
 
-    public func committedCommand(_ commandId: String) throws(EventStoreError) -> CommittedCommand? {
-        log.withLock { log in
-            log.commands[commandId].map { CommittedCommand(commandId: commandId, events: Array(log.events[$0])) }
-        }
+    public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
+        log.withLock { $0.commands[commandId] }
     }
 }

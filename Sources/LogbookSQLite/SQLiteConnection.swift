@@ -12,6 +12,9 @@ struct SQLiteError: Error, CustomStringConvertible {
         [SQLITE_BUSY, SQLITE_LOCKED, SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY].contains(code & 0xFF)
     }
 
+    /// Another connection holds a lock this one needs.
+    var isBusy: Bool { [SQLITE_BUSY, SQLITE_LOCKED].contains(code & 0xFF) }
+
     /// The file is not a database, or is damaged.
     var isCorruption: Bool { [SQLITE_NOTADB, SQLITE_CORRUPT].contains(code & 0xFF) }
 }

@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 public import LogbookApplication
 import Synchronization
 
@@ -10,7 +11,7 @@ public final class SQLiteEventStore: EventStore {
     public let path: String
     private let connection: Mutex<SQLiteConnection>
 
-    /// Opens (creating if needed) the log at `path`.
+    /// Opens (creating if needed) the log at `path`. Several processes may do so at once.
     /// - Parameter busyTimeoutMilliseconds: how long to wait for another writer's lock.
     public init(path: String, busyTimeoutMilliseconds: Int = 5_000) throws(EventStoreError) {
         self.path = path
@@ -20,43 +21,67 @@ public final class SQLiteEventStore: EventStore {
         } catch {
             throw .unavailable("cannot open \(path): \(error)")
         }
-        try Self.prepare(connection, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-        self.connection = Mutex(connection)
-    }
-
-    private static func prepare(_ db: SQLiteConnection, path: String, busyTimeoutMilliseconds: Int)
-        throws(EventStoreError)
-    {
         do {
-            try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
-            let tableCount = try db.scalar("SELECT count(*) FROM sqlite_schema") ?? 0
-            let applicationId = try db.scalar("PRAGMA application_id") ?? 0
-            let version = try db.scalar("PRAGMA user_version") ?? 0
-            if tableCount > 0 || applicationId != 0 {
-                guard applicationId == SQLiteSchema.applicationId else {
-                    throw EventStoreError.notAnEventLog(
-                        path: path, reason: "it is another program's SQLite database (application_id \(applicationId))")
-                }
-                guard version <= SQLiteSchema.version else {
-                    throw EventStoreError.unsupportedSchema(found: Int(version), supported: Int(SQLiteSchema.version))
-                }
-            }
-            guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
-                throw EventStoreError.unavailable("\(path): the WAL journal cannot be enabled")
-            }
-            try db.execute("PRAGMA synchronous = FULL")
-            if tableCount == 0 && applicationId == 0 {
-                try db.execute(
-                    "BEGIN IMMEDIATE; \(SQLiteSchema.create) PRAGMA application_id = \(SQLiteSchema.applicationId); "
-                        + "PRAGMA user_version = \(SQLiteSchema.version); COMMIT;")
-            }
+            try Self.prepare(connection, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         } catch let error as EventStoreError {
             throw error
         } catch let error as SQLiteError {
-            try? db.execute("ROLLBACK")
-            throw storeError(error, path: path)
+            try? connection.execute("ROLLBACK")
+            throw Self.storeError(error, path: path)
         } catch {
             throw .unavailable("\(path): \(error)")
+        }
+        self.connection = Mutex(connection)
+    }
+
+    /// Checks that the file is a Logbook log (or empty) before touching it, switches it to
+    /// WAL, and creates the schema inside a write transaction that re-checks, so that two
+    /// processes opening a new log at once agree on one schema.
+    private static func prepare(_ db: SQLiteConnection, path: String, busyTimeoutMilliseconds: Int) throws {
+        try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+        var isEmpty = try checkIdentity(db, path: path)
+        try enableWAL(db, path: path, attempts: max(1, busyTimeoutMilliseconds / 10))
+        try db.execute("PRAGMA synchronous = FULL")
+        if isEmpty {
+            try db.execute("BEGIN IMMEDIATE")
+            isEmpty = try checkIdentity(db, path: path)
+            if isEmpty {
+                try db.execute(
+                    "\(SQLiteSchema.create) PRAGMA application_id = \(SQLiteSchema.applicationId); "
+                        + "PRAGMA user_version = \(SQLiteSchema.version);")
+            }
+            try db.execute("COMMIT")
+        }
+    }
+
+    /// True for a new, empty database; throws for another program's file or a newer schema.
+    private static func checkIdentity(_ db: SQLiteConnection, path: String) throws -> Bool {
+        let tableCount = try db.scalar("SELECT count(*) FROM sqlite_schema") ?? 0
+        let applicationId = try db.scalar("PRAGMA application_id") ?? 0
+        let version = try db.scalar("PRAGMA user_version") ?? 0
+        if tableCount == 0 && applicationId == 0 { return true }
+        guard applicationId == SQLiteSchema.applicationId else {
+            throw EventStoreError.notAnEventLog(
+                path: path, reason: "it is another program's SQLite database (application_id \(applicationId))")
+        }
+        guard version <= SQLiteSchema.version else {
+            throw EventStoreError.unsupportedSchema(found: Int(version), supported: Int(SQLiteSchema.version))
+        }
+        return false
+    }
+
+    /// Switching to WAL needs a moment with no other connection in a transaction; the busy
+    /// handler does not always wait for that, so a busy answer is retried.
+    private static func enableWAL(_ db: SQLiteConnection, path: String, attempts: Int) throws {
+        for attempt in 1...attempts {
+            do {
+                guard try db.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
+                    throw EventStoreError.unavailable("\(path): the WAL journal cannot be enabled")
+                }
+                return
+            } catch let error as SQLiteError where error.isBusy && attempt < attempts {
+                usleep(10_000)
+            }
         }
     }
 
@@ -66,7 +91,7 @@ public final class SQLiteEventStore: EventStore {
         }
         if error.isCorruption { return .corrupt("\(path): \(error)") }
         if error.isTransient { return .unavailable("\(path): \(error)") }
-        return .corrupt("\(path): unexpected SQLite failure: \(error)")
+        return .failed("\(path): \(error)")
     }
 
     private func withConnection<T: Sendable>(
@@ -84,9 +109,7 @@ public final class SQLiteEventStore: EventStore {
     // MARK: Append
 
     public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
-        for request in batch where request.events.isEmpty {
-            throw .invalidRequest("command '\(request.commandId)' has no events to append")
-        }
+        if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
         guard !batch.isEmpty else { return [] }
         return try withConnection { db throws(SQLiteError) in
             try db.execute("BEGIN IMMEDIATE")
@@ -116,12 +139,14 @@ public final class SQLiteEventStore: EventStore {
 
         var results: [AppendResult] = []
         results.reserveCapacity(batch.count)
-        let insert =
-            "INSERT INTO events (position, event_id, stream, category, version, type, data, command_id, "
-            + "correlation_id, causation_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        var committedHere = Set<String>()
         requests: for request in batch {
-            if let committed = try committedCommand(request.commandId, db) {
-                results.append(.duplicate(committed))
+            if let record = try commandRecord(request.commandId, db) {
+                results.append(.duplicate(record))
+                continue
+            }
+            if let missing = request.dependencies.sorted().first(where: { !committedHere.contains($0) }) {
+                results.append(.abandoned(dependency: missing))
                 continue
             }
             for (stream, expected) in request.expectations.sorted(by: { $0.key < $1.key }) {
@@ -131,29 +156,45 @@ public final class SQLiteEventStore: EventStore {
                     continue requests
                 }
             }
-            var recorded: [RecordedEvent] = []
-            recorded.reserveCapacity(request.events.count)
-            for event in request.events {
-                head += 1
-                let streamVersion = try version(of: event.stream) + 1
-                versions[event.stream] = streamVersion
-                let record = RecordedEvent(
-                    position: head, eventId: event.eventId, stream: event.stream, version: streamVersion,
-                    type: event.type, data: event.data, metadata: request.metadata, recordedAt: event.recordedAt)
-                try db.statement(insert).run([
-                    .int(head), .text(record.eventId), .text(record.stream), .text(record.category),
-                    .int(Int64(streamVersion)), .text(record.type), .text(record.data),
-                    .text(request.metadata.commandId), .text(request.metadata.correlationId),
-                    .text(request.metadata.causationId), .int(record.recordedAt),
+            let record: CommandRecord
+            if let answer = request.answer {
+                try db.statement(insertCommand).run([.text(request.commandId), .null, .int(head), .text(answer)])
+                record = .answered(commandId: request.commandId, position: head, answer: answer)
+            } else {
+                var recorded: [RecordedEvent] = []
+                recorded.reserveCapacity(request.events.count)
+                for event in request.events {
+                    head += 1
+                    let streamVersion = try version(of: event.stream) + 1
+                    versions[event.stream] = streamVersion
+                    let record = RecordedEvent(
+                        position: head, eventId: event.eventId, stream: event.stream, version: streamVersion,
+                        type: event.type, data: event.data, metadata: request.metadata, recordedAt: event.recordedAt)
+                    try db.statement(insertEvent).run([
+                        .int(head), .text(record.eventId), .text(record.stream), .text(record.category),
+                        .int(Int64(streamVersion)), .text(record.type), .text(record.data),
+                        .text(request.metadata.commandId), .text(request.metadata.correlationId),
+                        .text(request.metadata.causationId), .int(record.recordedAt),
+                    ])
+                    recorded.append(record)
+                }
+                try db.statement(insertCommand).run([
+                    .text(request.commandId), .int(recorded[0].position), .int(head), .null,
                 ])
-                recorded.append(record)
+                record = .appended(CommittedCommand(commandId: request.commandId, events: recorded))
             }
-            try db.statement("INSERT INTO commands (command_id, first_position, last_position) VALUES (?, ?, ?)")
-                .run([.text(request.commandId), .int(recorded[0].position), .int(head)])
-            results.append(.committed(CommittedCommand(commandId: request.commandId, events: recorded)))
+            committedHere.insert(request.commandId)
+            results.append(.committed(record))
         }
         return results
     }
+
+    private static let insertEvent =
+        "INSERT INTO events (position, event_id, stream, category, version, type, data, command_id, "
+        + "correlation_id, causation_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    private static let insertCommand =
+        "INSERT INTO commands (command_id, first_position, last_position, answer) VALUES (?, ?, ?, ?)"
 
     // MARK: Reads
 
@@ -179,18 +220,25 @@ public final class SQLiteEventStore: EventStore {
         return events
     }
 
-    private static func committedCommand(_ commandId: String, _ db: SQLiteConnection) throws(SQLiteError)
-        -> CommittedCommand?
+    private static func commandRecord(_ commandId: String, _ db: SQLiteConnection) throws(SQLiteError)
+        -> CommandRecord?
     {
-        let lookup = try db.statement("SELECT first_position, last_position FROM commands WHERE command_id = ?")
+        let lookup = try db.statement(
+            "SELECT first_position, last_position, answer FROM commands WHERE command_id = ?")
         try lookup.bind([.text(commandId)])
         guard try lookup.step() else { return nil }
-        let (first, last) = (lookup.int64(0), lookup.int64(1))
+        let first = lookup.isNull(0) ? nil : lookup.int64(0)
+        let last = lookup.int64(1)
+        let answer = lookup.isNull(2) ? nil : lookup.string(2)
         lookup.reset()
+        guard let first else {
+            return .answered(commandId: commandId, position: last, answer: answer ?? "")
+        }
         let events = try events(
             "SELECT \(columns) FROM events WHERE position BETWEEN ? AND ? ORDER BY position",
-            [.int(first), .int(last)], db)
-        return CommittedCommand(commandId: commandId, events: events)
+            [.int(first), .int(last)],
+            db)
+        return .appended(CommittedCommand(commandId: commandId, events: events))
     }
 
     public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
@@ -234,7 +282,7 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    public func committedCommand(_ commandId: String) throws(EventStoreError) -> CommittedCommand? {
-        try withConnection { db throws(SQLiteError) in try Self.committedCommand(commandId, db) }
+    public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
+        try withConnection { db throws(SQLiteError) in try Self.commandRecord(commandId, db) }
     }
 }

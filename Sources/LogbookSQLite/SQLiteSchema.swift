@@ -1,6 +1,8 @@
 /// The event log's tables. `application_id` marks the file as a Logbook log; `user_version`
 /// is the schema version. Triggers make the database itself refuse to change or remove
-/// events or command records, and refuse an event whose position or version would leave a hole.
+/// events or command records (`INSERT OR REPLACE` included), refuse an event whose
+/// position or version would leave a hole, and refuse a command record that does not end
+/// at the current head.
 enum SQLiteSchema {
     /// "LOGB" in ASCII.
     static let applicationId: Int64 = 0x4C4F_4742
@@ -24,8 +26,10 @@ enum SQLiteSchema {
         CREATE INDEX events_by_category ON events (category, position);
         CREATE TABLE commands (
             command_id     TEXT    PRIMARY KEY,
-            first_position INTEGER NOT NULL,
-            last_position  INTEGER NOT NULL
+            first_position INTEGER,           -- NULL when the command appended nothing
+            last_position  INTEGER NOT NULL,  -- its last event, or the head when it was answered
+            answer         TEXT,              -- what a command that appended nothing was told
+            CHECK ((first_position IS NULL) = (answer IS NOT NULL))
         ) WITHOUT ROWID;
 
         CREATE TRIGGER events_are_contiguous BEFORE INSERT ON events
@@ -36,6 +40,10 @@ enum SQLiteSchema {
         BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE is refused'); END;
         CREATE TRIGGER events_refuse_delete BEFORE DELETE ON events
         BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE is refused'); END;
+        CREATE TRIGGER commands_are_new_and_current BEFORE INSERT ON commands
+        WHEN EXISTS (SELECT 1 FROM commands WHERE command_id = NEW.command_id)
+          OR NEW.last_position IS NOT (SELECT COALESCE(MAX(position), 0) FROM events)
+        BEGIN SELECT RAISE(ABORT, 'command records are append-only and must end at the head'); END;
         CREATE TRIGGER commands_refuse_update BEFORE UPDATE ON commands
         BEGIN SELECT RAISE(ABORT, 'command records are append-only: UPDATE is refused'); END;
         CREATE TRIGGER commands_refuse_delete BEFORE DELETE ON commands

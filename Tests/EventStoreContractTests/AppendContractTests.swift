@@ -11,7 +11,7 @@ struct AppendContractTests {
         #expect(try store.headPosition() == 0)
         #expect(try store.read(fromPosition: 1, limit: 100, categories: nil).isEmpty)
         #expect(try store.readStream("user-u1", fromVersion: 1, limit: 100).isEmpty)
-        #expect(try store.committedCommand("c1") == nil)
+        #expect(try store.commandRecord("c1") == nil)
     }
 
     @Test("an append records every field and numbers positions and versions from 1", arguments: StoreKind.allCases)
@@ -106,7 +106,7 @@ struct AppendContractTests {
         #expect(try store.readStream("product-p1", fromVersion: 1, limit: 10).isEmpty)
         #expect(try store.readStream("order-o1", fromVersion: 1, limit: 10).count == 1)
         #expect(try store.headPosition() == 1)
-        #expect(try store.committedCommand("c2") == nil)
+        #expect(try store.commandRecord("c2") == nil)
     }
 
     @Test("group commit: each request of a batch stands alone, in order, without holes", arguments: StoreKind.allCases)
@@ -124,7 +124,7 @@ struct AppendContractTests {
         #expect(results[2].committed?.events.map(\.position) == [2, 3])
         #expect(results[3].committed?.events.map { [$0.position, Int64($0.version)] } == [[4, 2]])
         #expect(try store.read(fromPosition: 1, limit: 10, categories: nil).map(\.position) == [1, 2, 3, 4])
-        #expect(try store.committedCommand("c2") == nil)
+        #expect(try store.commandRecord("c2") == nil)
     }
 
     @Test("a request with no events is refused and nothing of its batch is appended", arguments: StoreKind.allCases)
@@ -152,5 +152,57 @@ struct AppendContractTests {
         let all = try store.read(fromPosition: 1, limit: 10_000, categories: nil)
         #expect(all.map(\.position) == (1...Int64(writers * perWriter)).map { $0 })
         #expect(Set(all.map(\.metadata.commandId)).count == writers * perWriter)
+    }
+}
+
+/// The contract for dependencies inside a batch: a request that leaned on an earlier
+/// request's uncommitted events stands only if that request commits in the same batch.
+@Suite("EventStore contract: dependencies within a batch")
+struct DependencyContractTests {
+    @Test(
+        "a request whose dependency conflicts is abandoned even when its own versions match",
+        arguments: StoreKind.allCases)
+    func abandonedWhenDependencyFails(kind: StoreKind) throws {
+        let store = try StoreHarness(kind).store
+        _ = try store.append([Requests.simple("c0", stream: "p-1")])
+        // Another writer got there first: p-1 is now at version 2.
+        _ = try store.append([Requests.simple("other", stream: "p-1")])
+        // Our batch: c1 expected p-1 at 1 (stale); c2 was decided on c1's staged event, so it expects 2.
+        let results = try store.append([
+            Requests.request("c1", [Requests.event("p-1")], expecting: ["p-1": .exactly(1)]),
+            Requests.request("c2", [Requests.event("p-1")], expecting: ["p-1": .exactly(2)], after: ["c1"]),
+            Requests.answer("c3", expecting: ["p-1": .exactly(3)], after: ["c1", "c2"]),
+            Requests.simple("c4", stream: "q-1"),
+        ])
+        #expect(results[0].conflict != nil)
+        #expect(results[1].abandonedFor == "c1")
+        #expect(results[2].abandonedFor == "c1")
+        #expect(results[3].committed != nil, "an independent request still commits")
+        #expect(try store.readStream("p-1", fromVersion: 1, limit: 10).map(\.metadata.commandId) == ["c0", "other"])
+        #expect(try store.commandRecord("c2") == nil)
+    }
+
+    @Test("a request whose dependencies all commit in the batch commits", arguments: StoreKind.allCases)
+    func committedWhenDependenciesCommit(kind: StoreKind) throws {
+        let store = try StoreHarness(kind).store
+        let results = try store.append([
+            Requests.request("c1", [Requests.event("p-1")], expecting: ["p-1": .noStream]),
+            Requests.request("c2", [Requests.event("p-1")], expecting: ["p-1": .exactly(1)], after: ["c1"]),
+        ])
+        #expect(results.map { $0.committed != nil } == [true, true])
+    }
+
+    @Test(
+        "a dependency that was already recorded before this batch does not count as committed here",
+        arguments: StoreKind.allCases)
+    func duplicateDependencyDoesNotCount(kind: StoreKind) throws {
+        let store = try StoreHarness(kind).store
+        _ = try store.append([Requests.simple("c1", stream: "p-1")])
+        let results = try store.append([
+            Requests.simple("c1", stream: "p-1"),
+            Requests.request("c2", [Requests.event("p-1")], expecting: ["p-1": .exactly(2)], after: ["c1"]),
+        ])
+        #expect(results[0].duplicate != nil)
+        #expect(results[1].abandonedFor == "c1")
     }
 }

@@ -65,7 +65,7 @@ struct ReadContractTests {
         let before = try harness.store.read(fromPosition: 1, limit: 100, categories: nil)
         try harness.reopen()
         #expect(try harness.store.read(fromPosition: 1, limit: 100, categories: nil) == before)
-        #expect(try harness.store.committedCommand("p2")?.events.count == 2)
+        #expect(try harness.store.commandRecord("p2")?.events.count == 2)
         let next = try harness.store.append([
             Requests.request("late", [Requests.event("product-p1")], expecting: ["product-p1": .exactly(4)])
         ])

@@ -88,11 +88,21 @@ enum Requests {
     }
 
     static func request(
-        _ commandId: String, _ events: [NewEvent], expecting expectations: [String: ExpectedVersion] = [:]
+        _ commandId: String, _ events: [NewEvent], expecting expectations: [String: ExpectedVersion] = [:],
+        after dependencies: Set<String> = [], answer: String? = nil
     ) -> AppendRequest {
         AppendRequest(
             metadata: EventMetadata(commandId: commandId, correlationId: "corr-\(commandId)", causationId: commandId),
-            events: events, expectations: expectations)
+            events: events, expectations: expectations, dependencies: dependencies, answer: answer)
+    }
+
+    /// A request that records an answer for a command that appended nothing.
+    static func answer(
+        _ commandId: String, _ answer: String = #"{"ok":true}"#,
+        expecting expectations: [String: ExpectedVersion] = [:],
+        after dependencies: Set<String> = []
+    ) -> AppendRequest {
+        request(commandId, [], expecting: expectations, after: dependencies, answer: answer)
     }
 
     /// A request appending `count` events to `stream` with no expectation.
@@ -102,16 +112,21 @@ enum Requests {
 }
 
 extension AppendResult {
+    /// The events a committed request appended.
     var committed: CommittedCommand? {
-        if case .committed(let committed) = self { committed } else { nil }
+        if case .committed(.appended(let committed)) = self { committed } else { nil }
     }
 
-    var duplicate: CommittedCommand? {
-        if case .duplicate(let committed) = self { committed } else { nil }
+    var duplicate: CommandRecord? {
+        if case .duplicate(let record) = self { record } else { nil }
     }
 
     var conflict: VersionConflict? {
         if case .conflict(let conflict) = self { conflict } else { nil }
+    }
+
+    var abandonedFor: String? {
+        if case .abandoned(let dependency) = self { dependency } else { nil }
     }
 }
 

@@ -53,7 +53,7 @@ struct BatchTests {
         #expect(
             b.send("c4", "PurchaseProduct", Body.purchase("o2", user: "u1", product: "p1", quantity: 1)).accepted != nil
         )
-        // `a` is stale (stock 2 in its cache, 1 in the log): the append conflicts, is decided again, and refused.
+        // `a` cached stock 2, but the log says 1: `a` catches up before deciding, and refuses.
         #expect(
             a.send("c5", "PurchaseProduct", Body.purchase("o3", user: "u1", product: "p1", quantity: 2)).code
                 == .insufficientStock)

@@ -94,7 +94,7 @@ extension ForwardingEventStore {
 
     func headPosition() throws(EventStoreError) -> Int64 { try inner.headPosition() }
 
-    func committedCommand(_ commandId: String) throws(EventStoreError) -> CommittedCommand? {
-        try inner.committedCommand(commandId)
+    func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
+        try inner.commandRecord(commandId)
     }
 }

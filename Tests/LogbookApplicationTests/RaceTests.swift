@@ -22,8 +22,7 @@ struct RaceTests {
         let outcome = h.send("c3", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 2))
         #expect(outcome.code == .insufficientStock)
         #expect(outcome.error?.details.contains { $0.key == "available" && $0.value == .int(1) } == true)
-        #expect(
-            racing.appendCalls == 3, "register, add, the conflicting round; the fresh round refuses before appending")
+        #expect(racing.appendCalls == 4, "register, add, the conflicting round, the fresh round recording the refusal")
         let buy = h.send("c4", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1))
         #expect(try payload(try #require(buy.accepted?.events.first))["stock"] == 0)
     }
@@ -42,7 +41,7 @@ struct RaceTests {
         }
         let outcome = h.send("c2", "RestockProduct", ["productId": "p1", "quantity": 5])
         #expect(outcome.code == .wrongExpectedVersion)
-        #expect(try racing.committedCommand("c2") == nil)
+        #expect(try racing.commandRecord("c2") == nil)
         #expect(h.send("c3", "RestockProduct", ["productId": "p1", "quantity": 5]).accepted != nil)
     }
 
@@ -152,5 +151,107 @@ struct ProvisionalOutcomeTests {
         ])
         #expect(outcomes[1].accepted?.events == [])
         #expect(outcomes[1].accepted?.position == 2)
+    }
+
+    @Test("a purchase decided on a restock that then conflicts is never committed on phantom stock")
+    func noPhantomStock() throws {
+        let racing = RacingStore()
+        let h = HandlerHarness(store: racing)
+        h.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
+        h.send("c2", "AddProduct", Body.product("p1", stock: 1))
+        // Another worker sells the last item (one event, as our restock would have been).
+        racing.beforeNextAppends(1) { store in
+            let other = HandlerHarness(store: store)
+            #expect(
+                other.send("theirs", "PurchaseProduct", Body.purchase("o9", user: "u1", product: "p1", quantity: 1))
+                    .accepted != nil)
+        }
+        let outcomes = h.handler.handle([
+            CommandRequest(commandId: "restock", type: "RestockProduct", data: ["productId": "p1", "quantity": 10]),
+            CommandRequest(
+                commandId: "buy", type: "PurchaseProduct",
+                data: Body.purchase("o1", user: "u1", product: "p1", quantity: 5)),
+        ])
+        #expect(outcomes.map(\.code) == [nil, nil])
+        // Replayed in log order, every stock figure follows from the one before.
+        var stock = 0
+        for event in try racing.read(fromPosition: 1, limit: 100, categories: ["product"]) {
+            let data = try payload(event)
+            let after = try #require(data["stock"]?.intValue)
+            switch event.type {
+            case "ProductAdded": stock = after
+            case "ProductRestocked": #expect(after == stock + (data["quantity"]?.intValue ?? 0))
+            case "ProductPurchased": #expect(after == stock - (data["quantity"]?.intValue ?? 0) && after >= 0)
+            default: break
+            }
+            stock = after
+        }
+        #expect(stock == 5)
+    }
+}
+
+@Suite("Command handler: every decision is recorded once")
+struct RecordedDecisionTests {
+    @Test("a retried no-op returns its first answer and cannot undo a later change")
+    func retriedNoOp() throws {
+        let h = HandlerHarness()
+        h.send("c0", "RegisterUser", Body.user("u1", email: "ann@example.com"))
+        #expect(h.send("c1", "ChangeSubscription", ["userId": "u1", "subscription": "free"]).accepted?.events == [])
+        #expect(
+            h.send("c2", "ChangeSubscription", ["userId": "u1", "subscription": "premium"]).eventTypes == [
+                "SubscriptionChanged"
+            ])
+        let retried = try #require(
+            h.send("c1", "ChangeSubscription", ["userId": "u1", "subscription": "free"]).accepted)
+        #expect(retried.events.isEmpty)
+        #expect(retried.wasRetry)
+        #expect(retried.position == 2)
+        #expect(try h.types().filter { $0 == "SubscriptionChanged" }.count == 1)
+    }
+
+    @Test("a retried refusal returns the first refusal even after the state would allow the command")
+    func retriedRefusal() throws {
+        let h = HandlerHarness()
+        h.send("c0", "RegisterUser", Body.user("u1", email: "ann@example.com"))
+        h.send("c1", "AddProduct", Body.product("p1", stock: 0))
+        let first = h.send("buy", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1))
+        #expect(first.code == .productNotAvailable)
+        h.send("c2", "RestockProduct", ["productId": "p1", "quantity": 5])
+        let again = h.send("buy", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1))
+        #expect(again == first)
+        #expect(try h.types().contains("OrderPlaced") == false)
+    }
+
+    @Test("a request refused before reading any state is not recorded: fixed, it can be sent again")
+    func invalidRequestNotRecorded() throws {
+        let h = HandlerHarness()
+        #expect(h.send("c1", "AddProduct", Body.product("p1", price: "free")).code == .invalidInput)
+        #expect(h.send("c1", "AddProduct", Body.product("p1")).accepted != nil)
+    }
+
+    @Test("inside one batch, a repeat of a request refused as invalid is handled on its own")
+    func repeatAfterInvalidInBatch() throws {
+        let h = HandlerHarness()
+        let outcomes = h.handler.handle([
+            CommandRequest(commandId: "c1", type: "AddProduct", data: Body.product("p1", price: "free")),
+            CommandRequest(commandId: "c1", type: "AddProduct", data: Body.product("p1")),
+            CommandRequest(commandId: "c1", type: "AddProduct", data: Body.product("p1")),
+        ])
+        #expect(outcomes.map(\.code) == [.invalidInput, nil, nil])
+        #expect(outcomes[2].accepted?.wasRetry == true)
+        #expect(try h.head() == 1)
+    }
+
+    @Test("when the log fails, a no-op in the batch fails too rather than answering position 0")
+    func noOpWhenTheLogFails() throws {
+        let store = FlakyStore()
+        let h = HandlerHarness(store: store)
+        h.send("c0", "RegisterUser", Body.user("u1", email: "ann@example.com"))
+        store.failAppends(true)
+        let outcomes = h.handler.handle([
+            CommandRequest(commandId: "a", type: "AddProduct", data: Body.product("p1")),
+            CommandRequest(commandId: "b", type: "ChangeSubscription", data: ["userId": "u1", "subscription": "free"]),
+        ])
+        #expect(outcomes.map(\.code) == [.unavailable, .unavailable])
     }
 }

@@ -6,11 +6,15 @@ import LogbookDomain
 /// rule never fails or reorders the others.
 ///
 /// Guarantees:
-/// - every decision is appended with the exact versions of the streams it read, so it
-///   never commits on stale state, whoever else writes to the log;
-/// - a command whose append met a version conflict is decided again on fresh state
-///   (up to `maximumAttempts`), so concurrent writers cost retries, not errors;
-/// - a command id already committed returns its first outcome and appends nothing.
+/// - every decision (events, a refusal, or "nothing to change") is recorded with the
+///   exact versions of the streams it read, and with the earlier commands of the batch
+///   whose uncommitted events it read, so it never stands on state that did not commit,
+///   whoever else writes to the log;
+/// - a command whose record met a version conflict is decided again on fresh state (up
+///   to `maximumAttempts`), so concurrent writers cost retries, not errors;
+/// - a command id once recorded returns its first outcome and appends nothing. Requests
+///   refused before any state is read (unknown type, invalid values) are not recorded:
+///   the same request always gets the same refusal.
 ///
 /// A handler is owned by one thread (it keeps a cache); its store calls block.
 public final class CommandHandler {
@@ -47,9 +51,9 @@ public final class CommandHandler {
             } else if let original = firstIndexOfId[request.commandId] {
                 repeats.append((index, original))
             } else {
-                firstIndexOfId[request.commandId] = index
                 do {
                     commands[index] = try CommandParser.parse(type: request.type, data: request.data, today: today)
+                    firstIndexOfId[request.commandId] = index
                 } catch {
                     outcomes[index] = .rejected(error)
                 }
@@ -68,119 +72,100 @@ public final class CommandHandler {
         return outcomes.map { $0 ?? .rejected(ServiceError(.internal, "command was not handled")) }
     }
 
-    /// One round: decide every pending command, append them together, record outcomes.
-    /// Returns the commands to decide again: those whose append met a version conflict, and
-    /// those refused (or found to change nothing) on state that such a command had staged.
+    /// One round: decide every pending command, record all decisions in one append, and
+    /// collect outcomes. Returns the commands to decide again: those whose record met a
+    /// version conflict or leaned on a command of the round that did not commit.
     private func appendRound(
         _ pending: [Int], requests: [CommandRequest], commands: [Int: Command], isLastAttempt: Bool,
         outcomes: inout [CommandOutcome?]
     ) -> [Int] {
         var overlay = StateOverlay()
         var batch: [(index: Int, request: AppendRequest, touched: [StreamId])] = []
-        var provisional: [(index: Int, outcome: CommandOutcome, readFromRound: Set<StreamId>)] = []
         let now = clock.now()
 
         for index in pending {
             guard let command = commands[index] else { continue }
             switch decide(command, request: requests[index], now: now, overlay: &overlay) {
             case .finished(let outcome): outcomes[index] = outcome
-            case .provisional(let outcome, let read): provisional.append((index, outcome, read))
-            case .append(let append, let touched): batch.append((index, append, touched))
+            case .record(let append, let touched): batch.append((index, append, touched))
             }
+        }
+        guard !batch.isEmpty else { return [] }
+
+        let results: [AppendResult]
+        do {
+            results = try store.append(batch.map(\.request))
+        } catch {
+            cache.removeAll()
+            for entry in batch { outcomes[entry.index] = .rejected(ServiceError(error)) }
+            return []
         }
 
         var retry: [Int] = []
         var untrusted = Set<StreamId>()
-        if !batch.isEmpty {
-            let results: [AppendResult]
-            do {
-                results = try store.append(batch.map(\.request))
-            } catch {
-                cache.removeAll()
-                // Nothing committed: the provisional outcomes lose their footing too.
-                for index in batch.map(\.index) + provisional.map(\.index) {
-                    outcomes[index] = .rejected(ServiceError(error))
+        for (entry, result) in zip(batch, results) {
+            switch result {
+            case .committed(let record):
+                outcomes[entry.index] = AnswerCodec.outcome(of: record, wasRetry: false)
+            case .duplicate(let record):
+                untrusted.formUnion(entry.touched)
+                outcomes[entry.index] = AnswerCodec.outcome(of: record, wasRetry: true)
+            case .conflict(let conflict):
+                untrusted.formUnion(entry.touched)
+                if isLastAttempt {
+                    outcomes[entry.index] = .rejected(ServiceError(conflict))
+                } else {
+                    retry.append(entry.index)
                 }
-                return []
-            }
-            for (entry, result) in zip(batch, results) {
-                switch result {
-                case .committed(let committed):
-                    outcomes[entry.index] = .accepted(
-                        CommandAccepted(position: committed.lastPosition, events: committed.events, wasRetry: false))
-                case .duplicate(let committed):
-                    untrusted.formUnion(entry.touched)
-                    outcomes[entry.index] = .accepted(
-                        CommandAccepted(position: committed.lastPosition, events: committed.events, wasRetry: true))
-                case .conflict(let conflict):
-                    untrusted.formUnion(entry.touched)
-                    if isLastAttempt {
-                        outcomes[entry.index] = .rejected(ServiceError(conflict))
-                    } else {
-                        retry.append(entry.index)
-                    }
+            case .abandoned:
+                untrusted.formUnion(entry.touched)
+                if isLastAttempt {
+                    outcomes[entry.index] = .rejected(
+                        ServiceError(
+                            .wrongExpectedVersion, "the streams this command reads kept changing while it was decided"))
+                } else {
+                    retry.append(entry.index)
                 }
-            }
-        }
-        for entry in provisional {
-            if entry.readFromRound.isDisjoint(with: untrusted) {
-                outcomes[entry.index] = entry.outcome
-            } else if isLastAttempt {
-                outcomes[entry.index] = .rejected(
-                    ServiceError(
-                        .wrongExpectedVersion, "the streams this command reads kept changing while it was decided"))
-            } else {
-                retry.append(entry.index)
             }
         }
         for (stream, entry) in overlay.entries {
             if untrusted.contains(stream) { cache.remove(stream) } else { cache.store(entry, for: stream) }
         }
-        resolveUnchangedPositions(in: &outcomes, among: pending)
-        return retry.sorted()
-    }
-
-    /// A command that changed nothing answers with the log's head after its round, which
-    /// covers everything its decision saw (read-your-writes holds for it too).
-    private func resolveUnchangedPositions(in outcomes: inout [CommandOutcome?], among indexes: [Int]) {
-        let unchanged = indexes.filter {
-            if case .accepted(let accepted)? = outcomes[$0] { accepted.events.isEmpty } else { false }
-        }
-        guard !unchanged.isEmpty else { return }
-        do {
-            let head = try store.headPosition()
-            for index in unchanged {
-                outcomes[index] = .accepted(CommandAccepted(position: head, events: [], wasRetry: false))
-            }
-        } catch {
-            for index in unchanged { outcomes[index] = .rejected(ServiceError(error)) }
-        }
+        return retry
     }
 
     private enum Decision {
-        /// An outcome that stands whatever becomes of the rest of the round.
+        /// An outcome not to be recorded: the command id's first outcome, or a failure of the log.
         case finished(CommandOutcome)
-        /// An outcome reached on streams that earlier commands of this round changed: it
-        /// stands only if those commands commit.
-        case provisional(CommandOutcome, readFromRound: Set<StreamId>)
-        case append(AppendRequest, touched: [StreamId])
+        /// A decision to record: its events, or its answer when it appends nothing.
+        case record(AppendRequest, touched: [StreamId])
     }
 
-    /// Loads what `command` reads, checks the client's expectation, decides, and stages the events.
+    /// Loads what `command` reads, checks the client's expectation, decides, and stages the
+    /// decision as an append request guarded by what it read.
     private func decide(_ command: Command, request: CommandRequest, now: Timestamp, overlay: inout StateOverlay)
         -> Decision
     {
+        let commandId = request.commandId
+        let metadata = EventMetadata(
+            commandId: commandId, correlationId: request.correlationId ?? commandId,
+            causationId: request.causationId ?? commandId)
         var versions: [StreamId: Int] = [:]
-        let written = overlay.written
-        func conclude(_ outcome: CommandOutcome) -> Decision {
-            let readFromRound = written.intersection(versions.keys)
-            return readFromRound.isEmpty ? .finished(outcome) : .provisional(outcome, readFromRound: readFromRound)
+        /// The append request that records `outcome` (events or an answer), guarded by what was read.
+        func record(_ events: [NewEvent], answer: String?) -> Decision {
+            let append = AppendRequest(
+                metadata: metadata, events: events,
+                expectations: Dictionary(
+                    uniqueKeysWithValues: versions.map { ($0.key.name, ExpectedVersion.at($0.value)) }),
+                dependencies: overlay.writers(of: versions.keys), answer: answer)
+            return .record(append, touched: Array(versions.keys))
+        }
+        func answer(_ outcome: CommandOutcome) -> Decision {
+            record([], answer: AnswerCodec.encode(outcome))
         }
         do {
-            if let committed = try store.committedCommand(request.commandId) {
-                return .finished(
-                    .accepted(
-                        CommandAccepted(position: committed.lastPosition, events: committed.events, wasRetry: true)))
+            if let recorded = try store.commandRecord(commandId) {
+                return .finished(AnswerCodec.outcome(of: recorded, wasRetry: true))
             }
             var states = AggregateStates()
             while case let missing = command.streamsRead(given: states).filter({ versions[$0] == nil }),
@@ -196,34 +181,26 @@ public final class CommandHandler {
             let primary = command.primaryStream
             if let version = versions[primary], !request.expectedVersion.isMet(byCurrentVersion: version) {
                 let conflict = VersionConflict(stream: primary.name, expected: request.expectedVersion, actual: version)
-                return conclude(.rejected(ServiceError(conflict)))
+                return answer(.rejected(ServiceError(conflict)))
             }
 
             let events = try CommandDecider.decide(command, given: states)
             guard !events.isEmpty else {
-                // The position is filled in once the round's appends are done.
-                return conclude(.accepted(CommandAccepted(position: 0, events: [], wasRetry: false)))
+                return answer(.accepted(CommandAccepted(position: 0, events: [], wasRetry: false)))
             }
-
-            for (stream, version) in versions {
-                overlay.stage(stream, StreamStateCache.Entry(version: version, state: states[stream]))
-            }
-            for event in events { overlay.apply(event) }
-            let commandId = request.commandId
-            let append = AppendRequest(
-                metadata: EventMetadata(
-                    commandId: commandId, correlationId: request.correlationId ?? commandId,
-                    causationId: request.causationId ?? commandId),
-                events: events.map { event in
+            let decision = record(
+                events.map { event in
                     NewEvent(
                         eventId: ids.newEventId(), stream: event.stream.name, type: event.typeName,
                         data: EventCodec.encodedText(event), recordedAt: now.millisecondsSinceEpoch)
-                },
-                expectations: Dictionary(
-                    uniqueKeysWithValues: versions.map { ($0.key.name, ExpectedVersion.at($0.value)) }))
-            return .append(append, touched: Array(versions.keys))
+                }, answer: nil)
+            for (stream, version) in versions {
+                overlay.stage(stream, StreamStateCache.Entry(version: version, state: states[stream]))
+            }
+            for event in events { overlay.apply(event, by: commandId) }
+            return decision
         } catch let error as DomainError {
-            return conclude(.rejected(ServiceError(error)))
+            return answer(.rejected(ServiceError(error)))
         } catch let error as EventStoreError {
             return .finished(.rejected(ServiceError(error)))
         } catch let error as EventDecodingError {
@@ -273,24 +250,29 @@ public final class CommandHandler {
     }
 }
 
-/// The stream states a round of decisions has produced but not yet committed.
+/// The stream states a round of decisions has produced but not yet committed, and which
+/// commands of the round produced them.
 struct StateOverlay {
     private(set) var entries: [StreamId: StreamStateCache.Entry] = [:]
-    /// The streams that staged decisions write to.
-    private(set) var written = Set<StreamId>()
+    private var writersByStream: [StreamId: Set<String>] = [:]
 
     /// Records the state a decision read, unless a staged one is already newer.
     mutating func stage(_ stream: StreamId, _ entry: StreamStateCache.Entry) {
         if entries[stream] == nil { entries[stream] = entry }
     }
 
-    /// Advances a stream by one decided event.
-    mutating func apply(_ event: DomainEvent) {
+    /// Advances a stream by one event decided by `commandId`.
+    mutating func apply(_ event: DomainEvent, by commandId: String) {
         let stream = event.stream
         var entry = entries[stream] ?? StreamStateCache.Entry(version: 0, state: .initial(for: stream))
         entry.state = entry.state.evolved(by: event)
         entry.version += 1
         entries[stream] = entry
-        written.insert(stream)
+        writersByStream[stream, default: []].insert(commandId)
+    }
+
+    /// The commands of the round whose staged events a reader of `streams` sees.
+    func writers(of streams: some Sequence<StreamId>) -> Set<String> {
+        streams.reduce(into: Set<String>()) { $0.formUnion(writersByStream[$1] ?? []) }
     }
 }

@@ -3,12 +3,14 @@
 /// - each `AppendRequest` is atomic across all its streams: all its events or none;
 /// - every expectation is checked inside the same transaction as the write;
 /// - positions run 1, 2, 3 … without holes, in commit order; versions per stream likewise;
-/// - a command id is recorded with its events, so a request whose id was already
-///   committed appends nothing and returns the first outcome (`.duplicate`);
+/// - a command id is recorded with its events (or, for a command that appended nothing,
+///   with the answer it was given), so a request whose id was already recorded appends
+///   nothing and returns the first record (`.duplicate`);
 /// - `append` of a batch is one durable transaction (group commit) in which each
-///   request succeeds or fails on its own, in order; it returns only once that
-///   transaction is durable, and throws (committing nothing) if it cannot be;
-/// - committed events are never changed or removed.
+///   request succeeds or fails on its own, in order, except that a request whose
+///   `dependencies` did not all commit in this batch fails too (`.abandoned`); it returns
+///   only once that transaction is durable, and throws (committing nothing) if it cannot be;
+/// - committed events and command records are never changed or removed.
 ///
 /// Calls block on I/O: make them from a thread you own, not from Swift concurrency's pool.
 public protocol EventStore: Sendable {
@@ -25,8 +27,8 @@ public protocol EventStore: Sendable {
     /// The position of the last committed event, 0 for an empty log.
     func headPosition() throws(EventStoreError) -> Int64
 
-    /// The outcome a command id already had, or nil when it was never committed.
-    func committedCommand(_ commandId: String) throws(EventStoreError) -> CommittedCommand?
+    /// What a command id was recorded with, or nil when it never was.
+    func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord?
 }
 
 extension EventStore {
@@ -110,19 +112,41 @@ public struct NewEvent: Sendable, Equatable {
 }
 
 /// One command's atomic write: its events in order, the expectations on every stream it
-/// read or writes, and its id for idempotency.
+/// read or writes, and its id for idempotency. A command that appends nothing but whose
+/// answer must be kept (a refusal, a no-op) carries no events and an `answer` instead.
 public struct AppendRequest: Sendable, Equatable {
     public var metadata: EventMetadata
     public var events: [NewEvent]
     /// One expectation per stream; streams that are only read may appear here too.
     public var expectations: [String: ExpectedVersion]
+    /// Command ids of earlier requests in the same batch whose uncommitted events this
+    /// request's decision assumed. Unless each of them commits in this batch, this
+    /// request is abandoned: matching versions alone do not prove the same history.
+    public var dependencies: Set<String>
+    /// For a request without events: the answer to record for its command id, an
+    /// application-encoded document that the store keeps as it is. Nil when there are events.
+    public var answer: String?
 
     public var commandId: String { metadata.commandId }
 
-    public init(metadata: EventMetadata, events: [NewEvent], expectations: [String: ExpectedVersion]) {
+    public init(
+        metadata: EventMetadata, events: [NewEvent], expectations: [String: ExpectedVersion],
+        dependencies: Set<String> = [], answer: String? = nil
+    ) {
         self.metadata = metadata
         self.events = events
         self.expectations = expectations
+        self.dependencies = dependencies
+        self.answer = answer
+    }
+
+    /// Why the store refuses this request outright, or nil when it is well-formed.
+    public var malformation: String? {
+        switch (events.isEmpty, answer) {
+        case (true, nil): "command '\(commandId)' has neither events nor an answer to record"
+        case (false, _?): "command '\(commandId)' has both events and an answer"
+        default: nil
+        }
     }
 }
 
@@ -174,6 +198,34 @@ public struct CommittedCommand: Sendable, Equatable {
     public var lastPosition: Int64 { events.last?.position ?? 0 }
 }
 
+/// What the log keeps for a command id: the events it appended, or the answer it got
+/// when it appended nothing.
+public enum CommandRecord: Sendable, Equatable {
+    case appended(CommittedCommand)
+    /// `position` is the log's head when the answer was recorded.
+    case answered(commandId: String, position: Int64, answer: String)
+
+    public var commandId: String {
+        switch self {
+        case .appended(let committed): committed.commandId
+        case .answered(let commandId, _, _): commandId
+        }
+    }
+
+    /// The command's events; none for an answered command.
+    public var events: [RecordedEvent] {
+        if case .appended(let committed) = self { committed.events } else { [] }
+    }
+
+    /// The position a reader must reach to see the command's effect.
+    public var position: Int64 {
+        switch self {
+        case .appended(let committed): committed.lastPosition
+        case .answered(_, let position, _): position
+        }
+    }
+}
+
 /// A stream was not at the version a request expected.
 public struct VersionConflict: Error, Sendable, Equatable {
     public var stream: String
@@ -189,11 +241,13 @@ public struct VersionConflict: Error, Sendable, Equatable {
 
 /// What happened to one request of a batch.
 public enum AppendResult: Sendable, Equatable {
-    case committed(CommittedCommand)
-    /// The command id was committed before (possibly earlier in the same batch); nothing was appended.
-    case duplicate(CommittedCommand)
+    case committed(CommandRecord)
+    /// The command id was recorded before (possibly earlier in the same batch); nothing was appended.
+    case duplicate(CommandRecord)
     /// An expectation failed; nothing of this request was appended.
     case conflict(VersionConflict)
+    /// An earlier request of the batch that this one depends on did not commit; nothing was appended.
+    case abandoned(dependency: String)
 }
 
 /// Why the store could not do what was asked. When `append` throws, nothing of the batch was committed.
@@ -206,8 +260,10 @@ public enum EventStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case corrupt(String)
     /// The storage cannot be used right now (busy, locked, disk full, I/O error); retrying may work.
     case unavailable(String)
-    /// A request the store refuses (no events, an event on a stream without an expectation, …).
+    /// A request the store refuses (neither events nor an answer, …).
     case invalidRequest(String)
+    /// The storage refused or failed a write in a way that points to a bug, not to the disk.
+    case failed(String)
 
     public var description: String {
         switch self {
@@ -217,6 +273,7 @@ public enum EventStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case .corrupt(let message): "the event log is corrupt: \(message)"
         case .unavailable(let message): "the event log is unavailable: \(message)"
         case .invalidRequest(let message): "invalid append request: \(message)"
+        case .failed(let message): "the event log failed: \(message)"
         }
     }
 }
