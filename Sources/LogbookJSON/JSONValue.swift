@@ -45,9 +45,10 @@ public enum JSONValue: Sendable, Equatable {
     }
 }
 
-/// A JSON object: unique keys in insertion order.
+/// A JSON object: unique keys in insertion order, looked up in constant time.
 public struct JSONObject: Sendable, Equatable, Sequence {
     public private(set) var members: [(key: String, value: JSONValue)] = []
+    private var indexByKey: [String: Int] = [:]
 
     public init() {}
 
@@ -60,14 +61,20 @@ public struct JSONObject: Sendable, Equatable, Sequence {
 
     /// The value for `key`; assigning `nil` removes the key, assigning a value to a new key appends it.
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { indexByKey[key].map { members[$0].value } }
         set {
-            let index = members.firstIndex(where: { $0.key == key })
-            switch (index, newValue) {
-            case (let index?, let value?): members[index].value = value
-            case (let index?, nil): members.remove(at: index)
-            case (nil, let value?): members.append((key, value))
-            case (nil, nil): break
+            switch (indexByKey[key], newValue) {
+            case (let index?, let value?):
+                members[index].value = value
+            case (let index?, nil):
+                members.remove(at: index)
+                indexByKey[key] = nil
+                for later in index..<members.count { indexByKey[members[later].key] = later }
+            case (nil, let value?):
+                indexByKey[key] = members.count
+                members.append((key, value))
+            case (nil, nil):
+                break
             }
         }
     }
@@ -76,6 +83,7 @@ public struct JSONObject: Sendable, Equatable, Sequence {
         members.makeIterator()
     }
 
+    /// Objects are equal when they hold the same keys with equal values, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
         return lhs.members.allSatisfy { rhs[$0.key] == $0.value }
@@ -91,4 +99,8 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(JSONObject(elements)) }
     public init(nilLiteral: ()) { self = .null }
+}
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self.init(elements) }
 }

@@ -4,7 +4,8 @@ import LogbookJSON
 
 /// `logbook send TYPE DATA`: runs one command against the event log and prints the reply
 /// exactly as the wire contract shapes it. Until the bus lands it runs in-process on the
-/// SQLite log of the data directory.
+/// SQLite log of the data directory; a log that cannot be opened is not a reply but a
+/// failure of the command line (one line on stderr, exit status 3).
 struct SendCommand {
     static let options: Set<String> = ["id", "expected-version", "correlation-id", "causation-id"]
 
@@ -18,12 +19,14 @@ struct SendCommand {
         }
         let type = arguments.positionals[0]
         let id = arguments.options["id"] ?? UUID().uuidString.lowercased()
-        let reply = reply(id: id, type: type, dataText: try readData(arguments.positionals[1]))
+        let dataText = try readData(arguments.positionals[1])
+        let store = try configuration.openEventLog(create: true)
+        let reply = reply(id: id, type: type, dataText: dataText, store: store)
         output.out(JSONWriter.string(reply))
         return reply.objectValue?["ok"] == .bool(true) ? .success : .errorReply
     }
 
-    private func reply(id: String, type: String, dataText: String) -> JSONValue {
+    private func reply(id: String, type: String, dataText: String, store: any EventStore) -> JSONValue {
         let data: JSONValue
         do {
             data = try JSONParser.parse(dataText)
@@ -35,12 +38,6 @@ struct SendCommand {
             expected = try ExpectedVersion(json: arguments.options["expected-version"].map(Self.expectedVersionJSON))
         } catch {
             return WireEncoding.failure(id: id, error)
-        }
-        let store: any EventStore
-        do {
-            store = try configuration.openEventLog(create: true)
-        } catch {
-            return WireEncoding.failure(id: id, ServiceError(.unavailable, error.message))
         }
         let handler = CommandHandler(store: store, clock: SystemClock(), ids: UUIDGenerator())
         let request = CommandRequest(

@@ -132,9 +132,17 @@ struct UserDeciderTests {
         #expect(try UserDecider.decide(.delete(DeleteUser(userId: .of("u1"))), state: .live(ann)).count == 1)
     }
 
-    @Test func checksLivenessBeforeTheFields() {
-        #expect(throws: DomainError.notFound(.user, id: "u1")) {
+    @Test func checksTheFieldsBeforeLiveness() {
+        // An update naming no field is invalid whoever it names: the request itself is wrong.
+        #expect(
+            throws: DomainError.invalidInput(
+                field: "data", reason: "give at least one of name, email, gender, birthday")
+        ) {
             try UserDecider.decide(.updateProfile(UpdateUserProfile(userId: .of("u1"))), state: .deleted)
+        }
+        #expect(throws: DomainError.notFound(.user, id: "u1")) {
+            try UserDecider.decide(
+                .updateProfile(UpdateUserProfile(userId: .of("u1"), gender: .other)), state: .deleted)
         }
         #expect(throws: DomainError.alreadyExists(.user, id: "u1")) {
             try UserDecider.decide(

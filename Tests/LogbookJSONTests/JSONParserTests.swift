@@ -95,3 +95,29 @@ struct JSONWriterTests {
         #expect(JSONWriter.string(.object(object)) == #"{"b":2}"#)
     }
 }
+
+@Suite("JSON reader at scale")
+struct JSONScaleTests {
+    /// Key lookups are constant-time, so a wide object parses in linear time; a quadratic
+    /// reader would spend minutes here and hit the limit.
+    @Test("a 100,000-key object parses, and duplicate keys among them are still found", .timeLimit(.minutes(1)))
+    func wideObject() throws {
+        let members = (0..<100_000).map { "\"k\($0)\":\($0)" }
+        let object = try #require(try JSONParser.parse("{" + members.joined(separator: ",") + "}").objectValue)
+        #expect(object.count == 100_000)
+        #expect(object["k99999"] == 99_999)
+        #expect(throws: JSONSyntaxError.self) {
+            try JSONParser.parse("{" + members.joined(separator: ",") + ",\"k5\":0}")
+        }
+    }
+
+    @Test("removing a key keeps the others findable")
+    func removalReindexes() {
+        var object: JSONObject = ["a": 1, "b": 2, "c": 3]
+        object["a"] = nil
+        #expect(object["b"] == 2)
+        #expect(object["c"] == 3)
+        object["d"] = 4
+        #expect(object.keys == ["b", "c", "d"])
+    }
+}

@@ -167,7 +167,7 @@ public enum EventCodec {
                     ProductAdded(
                         productId: try f.value("productId", ProductId.init),
                         name: try f.value("name", ProductName.init),
-                        price: try f.value("price", Money.init),
+                        price: try f.value("price", Money.init(recorded:field:)),
                         category: try f.value("category", ProductCategory.parse),
                         stock: try f.value("stock", Stock.init))))
         case "ProductUpdated":
@@ -177,7 +177,7 @@ public enum EventCodec {
                     ProductUpdated(
                         productId: try f.value("productId", ProductId.init),
                         name: try f.optionalValue("name", ProductName.init),
-                        price: try f.optionalValue("price", Money.init),
+                        price: try f.optionalValue("price", Money.init(recorded:field:)),
                         category: try f.optionalValue("category", ProductCategory.parse))))
         case "ProductRestocked":
             let f = try FieldReader(json, allowed: ["productId", "quantity", "stock"])
@@ -208,8 +208,8 @@ public enum EventCodec {
                         orderId: try f.value("orderId", OrderId.init), userId: try f.value("userId", UserId.init),
                         productId: try f.value("productId", ProductId.init),
                         quantity: try f.value("quantity", Quantity.init),
-                        unitPrice: try f.value("unitPrice", Money.init),
-                        totalPrice: try f.value("totalPrice", Money.init),
+                        unitPrice: try f.value("unitPrice", Money.init(recorded:field:)),
+                        totalPrice: try f.value("totalPrice", Money.init(recorded:field:)),
                         status: try f.value("status", OrderStatus.parse))))
         default:
             throw .invalidInput(field: "type", reason: "unknown event type '\(type)'")

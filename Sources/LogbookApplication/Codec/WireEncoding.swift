@@ -71,7 +71,3 @@ public enum WireEncoding {
         }
     }
 }
-
-extension JSONObject: ExpressibleByDictionaryLiteral {
-    public init(dictionaryLiteral elements: (String, JSONValue)...) { self.init(elements) }
-}

@@ -225,18 +225,20 @@ public final class CommandHandler {
         return entry
     }
 
+    /// Ids are printable ASCII, so that every store and every language compares them
+    /// byte for byte (Swift's `String` equality would merge canonically equal Unicode).
     private static func problemWithIds(_ request: CommandRequest) -> ServiceError? {
         let ids = [
             ("id", request.commandId), ("correlationId", request.correlationId), ("causationId", request.causationId),
         ]
         for case (let field, let value?) in ids {
-            let length = value.utf8.count
-            guard length >= 1, length <= CommandRequest.maximumIdLength,
-                !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            let bytes = value.utf8
+            guard (1...CommandRequest.maximumIdLength).contains(bytes.count),
+                bytes.allSatisfy({ (0x21...0x7E).contains($0) })
             else {
                 return ServiceError(
                     .invalidInput,
-                    "\(field): must be 1–\(CommandRequest.maximumIdLength) bytes with no control characters",
+                    "\(field): must be 1–\(CommandRequest.maximumIdLength) printable ASCII characters, without spaces",
                     details: [("field", .string(field))])
             }
         }

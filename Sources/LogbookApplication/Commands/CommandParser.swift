@@ -89,7 +89,7 @@ public enum CommandParser {
                     AddProduct(
                         productId: try f.value("productId", ProductId.init),
                         name: try f.value("name", ProductName.init),
-                        price: try f.value("price", Money.init),
+                        price: try f.value("price", Money.init(_:field:)),
                         category: try f.value("category", ProductCategory.parse),
                         stock: try f.value("stock", Stock.init))))
         case "UpdateProduct":
@@ -99,7 +99,7 @@ public enum CommandParser {
                     UpdateProduct(
                         productId: try f.value("productId", ProductId.init),
                         name: try f.optionalValue("name", ProductName.init),
-                        price: try f.optionalValue("price", Money.init),
+                        price: try f.optionalValue("price", Money.init(_:field:)),
                         category: try f.optionalValue("category", ProductCategory.parse))))
         case "RestockProduct":
             let f = try FieldReader(data, allowed: ["productId", "quantity"])

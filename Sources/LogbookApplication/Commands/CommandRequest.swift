@@ -3,7 +3,8 @@ public import LogbookJSON
 
 /// A command as it arrives from a client.
 public struct CommandRequest: Sendable, Equatable {
-    /// The client-chosen command id; sending it again returns the first outcome.
+    /// The client-chosen command id (1–128 printable ASCII characters); sending it again
+    /// returns the first outcome.
     public var commandId: String
     public var type: String
     public var data: JSONValue

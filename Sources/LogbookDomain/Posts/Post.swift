@@ -129,10 +129,10 @@ public enum PostDecider {
             return [.created(PostCreated(postId: c.postId, authorId: c.authorId, title: c.title, content: c.content))]
 
         case .edit(let c):
-            guard case .live(let post) = state else { throw .notFound(.post, id: c.postId.rawValue) }
             guard c.title != nil || c.content != nil else {
                 throw .invalidInput(field: "data", reason: "give at least one of title, content")
             }
+            guard case .live(let post) = state else { throw .notFound(.post, id: c.postId.rawValue) }
             let change = PostEdited(
                 postId: c.postId,
                 title: c.title.flatMap { $0 == post.title ? nil : $0 },

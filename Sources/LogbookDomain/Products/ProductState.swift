@@ -66,10 +66,10 @@ public enum ProductDecider {
             ]
 
         case .update(let c):
-            let product = try live(state, c.productId)
             guard c.name != nil || c.price != nil || c.category != nil else {
                 throw .invalidInput(field: "data", reason: "give at least one of name, price, category")
             }
+            let product = try live(state, c.productId)
             let change = ProductUpdated(
                 productId: c.productId,
                 name: c.name.flatMap { $0 == product.name ? nil : $0 },

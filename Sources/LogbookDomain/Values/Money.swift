@@ -10,9 +10,23 @@ public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     init(uncheckedCents cents: Int64) { self.cents = cents }
 
-    /// Reads a decimal string: digits, optionally `.` and one or two more digits.
-    /// `"19.9"` becomes 19.90; signs, exponents and a third decimal are refused.
+    /// Reads a price: digits, optionally `.` and one or two more digits, at most
+    /// 999,999,999.99. `"19.9"` becomes 19.90; signs, exponents and a third decimal are refused.
     public init(_ text: String, field: String = "price") throws(DomainError) {
+        let cents = try Self.cents(in: text, field: field)
+        guard cents <= Self.maximumCents else {
+            throw .invalidInput(field: field, reason: "must be at most 999999999.99")
+        }
+        self.cents = cents
+    }
+
+    /// Re-reads an amount the log already holds (an order total may exceed any price),
+    /// up to what 64-bit cents can hold.
+    public init(recorded text: String, field: String = "price") throws(DomainError) {
+        cents = try Self.cents(in: text, field: field)
+    }
+
+    private static func cents(in text: String, field: String) throws(DomainError) -> Int64 {
         let parts = text.utf8.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
         let isDigit: (UInt8) -> Bool = { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(isDigit) else {
@@ -22,17 +36,15 @@ public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
         guard parts.count == 1 || (1...2).contains(fraction.count), fraction.allSatisfy(isDigit) else {
             throw .invalidInput(field: field, reason: "must have one or two digits after the decimal point")
         }
-        let significant = whole.drop(while: { $0 == UInt8(ascii: "0") })
-        guard significant.count <= 9 else {
-            throw .invalidInput(field: field, reason: "must be at most 999999999.99")
-        }
         var cents: Int64 = 0
-        for digit in significant { cents = cents * 10 + Int64(digit - UInt8(ascii: "0")) }
-        var fractionCents: Int64 = 0
-        for (offset, digit) in fraction.enumerated() {
-            fractionCents += Int64(digit - UInt8(ascii: "0")) * (offset == 0 ? 10 : 1)
+        let digits = Array(whole) + fraction + Array(repeating: UInt8(ascii: "0"), count: 2 - fraction.count)
+        for digit in digits {
+            let (shifted, overflowShift) = cents.multipliedReportingOverflow(by: 10)
+            let (added, overflowAdd) = shifted.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+            guard !overflowShift, !overflowAdd else { throw .invalidInput(field: field, reason: "is too large") }
+            cents = added
         }
-        self.cents = cents * 100 + fractionCents
+        return cents
     }
 
     /// The exact product of this amount and a quantity. A product beyond what 64-bit cents

@@ -1,4 +1,4 @@
-/// A user's display name: 1–100 characters after trimming, on one line.
+/// A user's display name: 1–100 characters (and 400 UTF-8 bytes) after trimming, on one line.
 public struct PersonName: Hashable, Sendable, CustomStringConvertible {
     public let value: String
 

@@ -19,9 +19,23 @@ extension String {
     }
 }
 
+/// How many UTF-8 bytes a text may use per character it is allowed: enough for any
+/// ordinary script, accents or emoji, while a "character" stacked with thousands of
+/// combining marks cannot smuggle megabytes into a field.
+let bytesPerCharacter = 4
+
+/// Refuses a text longer than `maximumCharacters × bytesPerCharacter` UTF-8 bytes.
+func checkByteLength(_ text: String, field: String, maximumCharacters: Int) throws(DomainError) {
+    let maximumBytes = maximumCharacters * bytesPerCharacter
+    guard text.utf8.count <= maximumBytes else {
+        throw .invalidInput(field: field, reason: "must be at most \(maximumBytes) bytes of UTF-8")
+    }
+}
+
 /// Builds a trimmed, single-line text value whose length in characters lies in `range`.
 func boundedLine(_ raw: String, field: String, range: ClosedRange<Int>) throws(DomainError) -> String {
     let text = raw.trimmingWhitespace()
+    try checkByteLength(text, field: field, maximumCharacters: range.upperBound)
     guard !text.containsControlCharacter else {
         throw .invalidInput(field: field, reason: "must be one line without control characters")
     }

@@ -1,4 +1,4 @@
-/// A product's name: 1–200 characters after trimming, on one line.
+/// A product's name: 1–200 characters (and 800 UTF-8 bytes) after trimming, on one line.
 public struct ProductName: Hashable, Sendable, CustomStringConvertible {
     public let value: String
 
@@ -9,7 +9,7 @@ public struct ProductName: Hashable, Sendable, CustomStringConvertible {
     public var description: String { value }
 }
 
-/// A post's title: 1–200 characters after trimming, on one line.
+/// A post's title: 1–200 characters (and 800 UTF-8 bytes) after trimming, on one line.
 public struct PostTitle: Hashable, Sendable, CustomStringConvertible {
     public let value: String
 
@@ -20,13 +20,15 @@ public struct PostTitle: Hashable, Sendable, CustomStringConvertible {
     public var description: String { value }
 }
 
-/// A post's body: at most 50,000 characters, kept exactly as written (it may be empty).
+/// A post's body: at most 50,000 characters (and 200,000 UTF-8 bytes), kept exactly as
+/// written (it may be empty).
 public struct PostContent: Hashable, Sendable, CustomStringConvertible {
     public static let maximumLength = 50_000
 
     public let value: String
 
     public init(_ raw: String, field: String = "content") throws(DomainError) {
+        try checkByteLength(raw, field: field, maximumCharacters: Self.maximumLength)
         guard raw.count <= Self.maximumLength else {
             throw .invalidInput(field: field, reason: "must be at most \(Self.maximumLength) characters")
         }
