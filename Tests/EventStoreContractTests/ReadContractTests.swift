@@ -56,6 +56,9 @@ struct ReadContractTests {
         #expect(try store.readStream("product-p1", fromVersion: 5, limit: 100).isEmpty)
         #expect(try store.readWholeStream("product-p1", pageSize: 3) == product)
         #expect(try store.readStream("product-p", fromVersion: 1, limit: 100).isEmpty)
+        #expect(try store.readStream("product-p1", fromVersion: 2, limit: .max).map(\.version) == [2, 3, 4])
+        #expect(try store.read(fromPosition: 2, limit: .max, categories: nil).count == 11)
+        #expect(try store.read(fromPosition: .max, limit: .max, categories: nil).isEmpty)
     }
 
     @Test("reopening keeps every event and appends continue where they left off", arguments: StoreKind.allCases)

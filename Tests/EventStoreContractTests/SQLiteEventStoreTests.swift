@@ -136,4 +136,70 @@ struct SQLiteEventStoreTests {
             try stores[0].read(fromPosition: 1, limit: 1000, categories: nil).map(\.position)
                 == (1...100).map { Int64($0) })
     }
+
+    @Test("no read transaction is left open between calls, so checkpoints can empty the WAL")
+    func noLingeringReadTransaction() throws {
+        try withDirectory { directory in
+            let path = directory.appendingPathComponent("events.sqlite3").path
+            let store = try SQLiteEventStore(path: path)
+            _ = try store.append([Requests.simple("c1", stream: "a-1", count: 3), Requests.answer("c2")])
+            // Every kind of read, including those that stop before the last row; after each,
+            // wal_checkpoint(TRUNCATE) must not be blocked (busy = 1 means a reader holds a snapshot).
+            let reads: [(String, () throws -> Void)] = [
+                ("appended record", { _ = try store.commandRecord("c1") }),
+                ("answered record", { _ = try store.commandRecord("c2") }),
+                ("missing record", { _ = try store.commandRecord("missing") }),
+                ("head", { _ = try store.headPosition() }),
+                ("read", { _ = try store.read(fromPosition: 1, limit: 1, categories: nil) }),
+                ("read by category", { _ = try store.read(fromPosition: 1, limit: 1, categories: ["a"]) }),
+                ("read stream", { _ = try store.readStream("a-1", fromVersion: 1, limit: 1) }),
+                ("settings", { _ = try store.durabilitySettings() }),
+            ]
+            for (name, read) in reads {
+                _ = try store.append([Requests.simple("before-\(name)", stream: "b-1")])
+                try read()
+                let checkpoint = RawSQLResult.firstRow(path: path, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                #expect(checkpoint.first == "0", "\(name) left a reader behind: \(checkpoint)")
+                let walSize = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
+                #expect(walSize == 0, "\(name)")
+            }
+        }
+    }
+
+    @Test("many openers creating a new log at the same moment all succeed and agree on one schema")
+    func concurrentFirstOpen() throws {
+        for trial in 0..<5 {
+            let directory = try TemporaryDirectory.make()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("events.sqlite3").path
+            let errors = onThreads(6) { writer in
+                let store = try SQLiteEventStore(path: path)
+                _ = try store.append([Requests.simple("t\(trial)-w\(writer)", stream: "s-\(writer)")])
+            }
+            #expect(errors.isEmpty, "trial \(trial): \(errors)")
+            let store = try SQLiteEventStore(path: path)
+            #expect(try store.read(fromPosition: 1, limit: 100, categories: nil).map(\.position) == [1, 2, 3, 4, 5, 6])
+        }
+    }
+
+    @Test("INSERT OR REPLACE cannot rewrite a command record or an event")
+    func replaceRefused() throws {
+        try withDirectory { directory in
+            let path = directory.appendingPathComponent("events.sqlite3").path
+            let store = try SQLiteEventStore(path: path)
+            _ = try store.append([Requests.simple("c1", stream: "a-1"), Requests.simple("c2", stream: "a-1")])
+            let before = try store.commandRecord("c1")
+            #expect(
+                !RawSQLResult(path: path, sql: "INSERT OR REPLACE INTO commands VALUES ('c1', 2, 2, NULL)").succeeded)
+            let columns =
+                "(position, event_id, stream, category, version, type, data, command_id, correlation_id, causation_id, recorded_at)"
+            #expect(
+                !RawSQLResult(
+                    path: path,
+                    sql:
+                        "INSERT OR REPLACE INTO events \(columns) VALUES (1, 'e', 'a-1', 'a', 1, 'T', '{}', 'x', 'x', 'x', 0)"
+                ).succeeded)
+            #expect(try store.commandRecord("c1") == before)
+        }
+    }
 }

@@ -70,6 +70,21 @@ struct RawSQLResult {
     }
 
     var succeeded: Bool { code == SQLITE_OK }
+
+    /// The first row of a query's result, as text.
+    static func firstRow(path: String, sql: String) -> [String] {
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        defer { sqlite3_close(db) }
+        sqlite3_busy_timeout(db, 5_000)
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return [] }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return [] }
+        return (0..<sqlite3_column_count(statement)).map { column in
+            sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+        }
+    }
 }
 
 enum TemporaryDirectory {

@@ -94,3 +94,54 @@ struct EventCodecTests {
         }
     }
 }
+
+@Suite("Event codec at the limits")
+struct EventCodecLimitTests {
+    @Test("events holding the largest values accepted read back unchanged")
+    func extremes() throws {
+        let u1 = try UserId(String(repeating: "u", count: 64))
+        let p1 = try ProductId("p1")
+        let events: [DomainEvent] = [
+            .user(
+                .registered(
+                    UserRegistered(
+                        userId: u1, name: try PersonName(String(repeating: "é", count: 100)),
+                        email: try EmailAddress(String(repeating: "a", count: 64) + "@example.com"), gender: .other,
+                        birthday: try Birthday(recorded: "1900-01-01"), subscription: .enterprise))),
+            .post(
+                .created(
+                    PostCreated(
+                        postId: try PostId("x"), authorId: u1, title: try PostTitle(String(repeating: "t", count: 200)),
+                        content: try PostContent(String(repeating: "✓", count: 50_000))))),
+            .product(
+                .added(
+                    ProductAdded(
+                        productId: p1, name: try ProductName("Gold"), price: try Money("999999999.99"),
+                        category: .electronics, stock: try Stock(Stock.maximum)))),
+            .order(
+                .placed(
+                    OrderPlaced(
+                        orderId: try OrderId("o1"), userId: u1, productId: p1, quantity: try Quantity(2),
+                        unitPrice: try Money("999999999.99"),
+                        totalPrice: try Money("999999999.99").multiplied(by: Quantity(2)),
+                        status: .pending))),
+        ]
+        for event in events {
+            #expect(try EventCodec.decode(type: event.typeName, data: EventCodec.encodedText(event)) == event)
+        }
+    }
+
+    @Test("a purchase whose total exceeds the largest price is recorded and read back by later commands")
+    func largeTotalsReadBack() throws {
+        let h = HandlerHarness()
+        h.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
+        h.send("c2", "AddProduct", Body.product("p1", price: "999999999.99", stock: 5))
+        let bought = try #require(
+            h.send("c3", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 2)).accepted)
+        #expect(try payload(bought.events[1])["totalPrice"] == "1999999999.98")
+        // Reading order-o1 again (a retry with a new id for the same order) must not choke on the total.
+        #expect(
+            h.send("c4", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1)).code
+                == .alreadyExists)
+    }
+}

@@ -54,6 +54,16 @@ struct PersonNameTests {
         expectInvalidInput(field: "name") { _ = try PersonName(raw) }
     }
 
+    @Test func refusesACharacterStackedWithMegabytesOfMarks() {
+        let stacked = "a" + String(repeating: "\u{301}", count: 2_000)
+        #expect(stacked.count == 1)
+        expectInvalidInput(field: "name") { _ = try PersonName(stacked) }
+        expectInvalidInput(field: "title") { _ = try PostTitle(stacked) }
+        expectInvalidInput(field: "name") { _ = try ProductName(stacked) }
+        expectInvalidInput(field: "content") { _ = try PostContent(String(repeating: stacked, count: 100)) }
+        #expect(throws: Never.self) { _ = try PersonName(String(repeating: "😀", count: 100)) }
+    }
+
     @Test(arguments: [
         "Ann\nLee", "Ann\tLee", "Ann\u{0}", "A\u{7F}B", "A\u{1B}[31mB", "Ann\rLee", "Ann\u{2028}Lee", "Ann\u{2029}Lee",
     ])
