@@ -10,6 +10,7 @@ enum HelpText {
         commands:
           send TYPE DATA   run one command (e.g. RegisterUser '{"userId":"u1",…}') and print the reply
           replay           print the log as JSON lines, one event envelope a line
+          verify           re-check the whole log: positions, versions, stock, totals, emails
           help [COMMAND]   show this text, or a command's options
           version          print the version
 
@@ -47,6 +48,16 @@ enum HelpText {
               --limit N        print at most N events
               --topics LIST    only these topics, comma-separated: users, posts, products, orders
               --data-dir DIR   where the event log lives
+            """
+        case "verify":
+            """
+            usage: logbook verify [--data-dir DIR]
+
+            Reads the whole log and re-checks, independently of the code that wrote it, what
+            the service promises: positions and versions without holes, every event readable,
+            stock figures that follow from the ones before, exact order totals, and no email
+            held by two live users. Prints {"ok":true,"events":N}, or "ok":false with the
+            first 100 violations (position and problem) and exits 1.
             """
         default:
             nil

@@ -32,6 +32,11 @@ struct LogbookCommandLine {
                 arguments, configuration throws(CLIError) in
                 try ReplayCommand(arguments: arguments, configuration: configuration, output: output).run()
             }
+        case "verify":
+            return runCommand("verify", rest, options: VerifyCommand.options) {
+                arguments, configuration throws(CLIError) in
+                try VerifyCommand(arguments: arguments, configuration: configuration, output: output).run()
+            }
         default:
             output.error("unknown command '\(command)'; run 'logbook help' for the list")
             return .usage

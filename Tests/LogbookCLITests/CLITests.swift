@@ -135,3 +135,43 @@ struct CLITests {
         #expect(result.stderr.contains("no event log"))
     }
 }
+
+@Suite("logbook verify")
+struct VerifyCLITests {
+    @Test("verify passes a log the service wrote, and reports one changed behind its back")
+    func verify() throws {
+        let logbook = try LogbookProcess()
+        defer { logbook.removeData() }
+        let product = #"{"productId":"p1","name":"Tea","price":"1.00","category":"food","stock":3}"#
+        #expect(
+            try logbook.run(["send", "RegisterUser", #"{"userId":"u1","name":"Ann","email":"a@b.co"}"#]).status == 0)
+        #expect(try logbook.run(["send", "AddProduct", product]).status == 0)
+        #expect(
+            try logbook.run([
+                "send", "PurchaseProduct", #"{"orderId":"o1","userId":"u1","productId":"p1","quantity":2}"#,
+            ])
+            .status == 0)
+        let good = try logbook.run(["verify"])
+        #expect(good.status == 0, "\(good.stdout) \(good.stderr)")
+        #expect(try good.json() == ["ok": true, "events": 5])
+
+        // Someone drops the append-only trigger and edits the purchase with the sqlite3 tool.
+        let database = logbook.dataDirectory.appendingPathComponent("events.sqlite3").path
+        let sql = """
+            DROP TRIGGER events_refuse_update;
+            UPDATE events SET data = json_set(data, '$.stock', 2) WHERE type = 'ProductPurchased';
+            """
+        let edit = Process()
+        edit.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        edit.arguments = [database, sql]
+        try edit.run()
+        edit.waitUntilExit()
+        #expect(edit.terminationStatus == 0)
+
+        let bad = try logbook.run(["verify"])
+        #expect(bad.status == 1)
+        let report = try bad.json()
+        #expect(report["ok"] == false)
+        #expect(report["violations"] == [["position": 4, "problem": "p1 sold 2 from 3, leaving 2"]])
+    }
+}
