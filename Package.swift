@@ -59,11 +59,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
 
+        // Helpers shared by the test targets (a seeded random generator); not shipped.
+        .target(name: "LogbookTestSupport", path: "Tests/LogbookTestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookJSONTests", dependencies: ["LogbookJSON"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "LogbookDomainTests", dependencies: ["LogbookDomain"],
+            name: "LogbookDomainTests", dependencies: ["LogbookDomain", "LogbookTestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookApplicationTests",
@@ -71,7 +73,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "EventStoreContractTests",
-            dependencies: ["LogbookApplication", "LogbookMemory", "LogbookSQLite", "CSQLite"],
+            dependencies: ["LogbookApplication", "LogbookMemory", "LogbookSQLite", "CSQLite", "LogbookTestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookCLITests", dependencies: ["LogbookJSON", "logbook"],

@@ -19,28 +19,28 @@ struct ReplayCommand {
         let categories = try topics()
         let store = try configuration.openEventLog(create: false)
 
-        var next = from
         var remaining = limit ?? Int.max
-        while remaining > 0 {
-            let page: [RecordedEvent]
-            do {
-                page = try store.read(fromPosition: next, limit: min(Self.pageSize, remaining), categories: categories)
-            } catch {
-                throw .unavailable(error.description)
-            }
-            guard let last = page.last else { break }
-            var bytes: [UInt8] = []
-            for event in page {
-                do {
-                    JSONWriter.write(try WireEncoding.envelope(event), into: &bytes)
-                } catch {
-                    throw CLIError(status: .unavailable, message: "position \(event.position): \(error)")
+        do {
+            try store.forEachPage(fromPosition: from, categories: categories, pageSize: Self.pageSize) {
+                page throws(CLIError) in
+                var bytes: [UInt8] = []
+                for event in page.prefix(remaining) {
+                    do {
+                        JSONWriter.write(try WireEncoding.envelope(event), into: &bytes)
+                    } catch {
+                        throw CLIError(status: .unavailable, message: "position \(event.position): \(error)")
+                    }
+                    bytes.append(UInt8(ascii: "\n"))
                 }
-                bytes.append(UInt8(ascii: "\n"))
+                output.out(bytes: bytes)
+                remaining -= min(page.count, remaining)
+                return remaining > 0
             }
-            output.out(bytes: bytes)
-            next = last.position + 1
-            remaining -= page.count
+        } catch {
+            switch error {
+            case .store(let failure): throw .unavailable(failure.description)
+            case .body(let failure): throw failure
+            }
         }
         return .success
     }

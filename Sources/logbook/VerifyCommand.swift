@@ -18,17 +18,15 @@ struct VerifyCommand {
         guard arguments.positionals.isEmpty else { throw .usage("verify takes no positional arguments") }
         let store = try configuration.openEventLog(create: false)
         var audit = LogAudit()
-        var next: Int64 = 1
-        while true {
-            let page: [RecordedEvent]
-            do {
-                page = try store.read(fromPosition: next, limit: Self.pageSize, categories: nil)
-            } catch {
-                throw .unavailable(error.description)
+        do throws(PagedReadError<Never>) {
+            try store.forEachPage(pageSize: Self.pageSize) { page in
+                for event in page { audit.check(event) }
+                return true
             }
-            guard let last = page.last else { break }
-            for event in page { audit.check(event) }
-            next = last.position + 1
+        } catch {
+            switch error {
+            case .store(let failure): throw .unavailable(failure.description)
+            }
         }
         var report: JSONObject = ["ok": .bool(audit.violations.isEmpty), "events": .int(audit.eventsChecked)]
         if !audit.violations.isEmpty {

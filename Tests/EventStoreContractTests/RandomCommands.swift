@@ -1,20 +1,6 @@
 import LogbookApplication
 import LogbookJSON
-
-/// SplitMix64: a tiny, seedable generator, so a failing random run can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import LogbookTestSupport
 
 /// Random commands over a small universe of ids, so that they collide, conflict and
 /// break rules often; a few carry invalid values or unknown types.
@@ -24,7 +10,7 @@ struct RandomCommands {
 
     init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
-    private mutating func pick<T>(_ choices: [T]) -> T { choices.randomElement(using: &generator)! }
+    private mutating func pick<T>(_ choices: [T]) -> T { generator.pick(choices) }
 
     private mutating func id(_ prefix: String, _ count: Int) -> JSONValue {
         .string("\(prefix)\(Int.random(in: 1...count, using: &generator))")

@@ -11,10 +11,7 @@ import Testing
 struct RaceTests {
     @Test("a write landing between decide and append is caught, and the command is decided again")
     func retriedOnFreshState() throws {
-        let racing = RacingStore()
-        let h = HandlerHarness(store: racing)
-        h.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
-        h.send("c2", "AddProduct", Body.product("p1", stock: 2))
+        let (racing, h) = racingShop(stock: 2)
         // Just before our purchase of 2 is appended, someone else buys 1.
         racing.beforeNextAppends(1) { store in
             try buyOne(store, order: "other", version: 1)
@@ -56,6 +53,15 @@ struct RaceTests {
         #expect(h.send("ours", "RegisterUser", Body.user("u1", email: "ann@example.com")).code == .emailTaken)
         #expect(try h.types() == ["UserRegistered", "EmailClaimed"])
     }
+}
+
+/// A log with user u1 and product p1 (with `stock`), behind a store that lets a test race.
+private func racingShop(stock: Int) -> (RacingStore, HandlerHarness) {
+    let racing = RacingStore()
+    let h = HandlerHarness(store: racing)
+    h.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
+    h.send("c2", "AddProduct", Body.product("p1", stock: stock))
+    return (racing, h)
 }
 
 private func buyOne(_ store: any EventStore, order: String, version: Int) throws {
@@ -118,10 +124,7 @@ final class RacingStore: ForwardingEventStore {
 struct ProvisionalOutcomeTests {
     @Test("a refusal decided on an earlier command's staged state is decided again when that command conflicts")
     func refusalOnStagedStateIsRedecided() throws {
-        let racing = RacingStore()
-        let h = HandlerHarness(store: racing)
-        h.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
-        h.send("c2", "AddProduct", Body.product("p1", stock: 1))
+        let (racing, h) = racingShop(stock: 1)
         // Before the batch is appended, another worker restocks: the first purchase conflicts.
         racing.beforeNextAppends(1) { store in
             let other = HandlerHarness(store: store)
@@ -155,10 +158,7 @@ struct ProvisionalOutcomeTests {
 
     @Test("a purchase decided on a restock that then conflicts is never committed on phantom stock")
     func noPhantomStock() throws {
-        let racing = RacingStore()
-        let h = HandlerHarness(store: racing)
-        h.send("c1", "RegisterUser", Body.user("u1", email: "ann@example.com"))
-        h.send("c2", "AddProduct", Body.product("p1", stock: 1))
+        let (racing, h) = racingShop(stock: 1)
         // Another worker sells the last item (one event, as our restock would have been).
         racing.beforeNextAppends(1) { store in
             let other = HandlerHarness(store: store)

@@ -1,4 +1,5 @@
 import LogbookDomain
+import LogbookTestSupport
 import Testing
 
 /// Random commands, valid and invalid, against a small universe where ids and addresses

@@ -1,4 +1,5 @@
 import LogbookDomain
+import LogbookTestSupport
 
 /// A command as a client might send it: raw wire values, some of them invalid, drawn from a
 /// small universe so that ids and addresses collide often.

@@ -1,4 +1,5 @@
 import LogbookDomain
+import LogbookTestSupport
 import Testing
 
 /// A straightforward reference calendar: count days one year and one month at a time.

@@ -47,6 +47,38 @@ extension EventStore {
     }
 }
 
+extension EventStore {
+    /// Reads the log from `fromPosition` to its current end in pages of `pageSize`, handing
+    /// each page to `body` in position order (so a reader of a huge log holds one page).
+    public func forEachPage<Failure: Error>(
+        fromPosition: Int64 = 1, categories: Set<String>? = nil, pageSize: Int = 1_000,
+        _ body: ([RecordedEvent]) throws(Failure) -> Bool
+    ) throws(PagedReadError<Failure>) {
+        var next = fromPosition
+        while true {
+            let page: [RecordedEvent]
+            do {
+                page = try read(fromPosition: next, limit: pageSize, categories: categories)
+            } catch {
+                throw .store(error)
+            }
+            guard let last = page.last else { return }
+            do {
+                guard try body(page) else { return }
+            } catch {
+                throw .body(error)
+            }
+            next = last.position + 1
+        }
+    }
+}
+
+/// Why a paged read stopped: the store failed, or the caller's body threw.
+public enum PagedReadError<Failure: Error>: Error {
+    case store(EventStoreError)
+    case body(Failure)
+}
+
 /// What a writer expects a stream's version to be before its events are appended.
 public enum ExpectedVersion: Sendable, Equatable, CustomStringConvertible {
     /// No check.

@@ -1,15 +1,15 @@
 /// SplitMix64: a tiny, fast, reproducible generator. The same seed always gives the same
 /// sequence, so a failing randomised test is replayed by its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    let seed: UInt64
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    public let seed: UInt64
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         self.seed = seed
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -18,7 +18,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// True with probability `percent` / 100.
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
+    public mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
 
-    mutating func pick<T>(_ choices: [T]) -> T { choices.randomElement(using: &self)! }
+    public mutating func pick<T>(_ choices: [T]) -> T { choices.randomElement(using: &self)! }
 }
