@@ -220,6 +220,17 @@ struct RecordedDecisionTests {
         #expect(h.send("c1", "AddProduct", Body.product("p1")).accepted != nil)
     }
 
+    @Test("an update naming no field is refused without being recorded, whether or not its target exists")
+    func emptyUpdateNotRecorded() throws {
+        let h = HandlerHarness()
+        h.send("c0", "RegisterUser", Body.user("u1", email: "ann@example.com"))
+        #expect(h.send("x", "UpdateUserProfile", ["userId": "u1"]).code == .invalidInput)
+        #expect(
+            h.send("x", "UpdateUserProfile", ["userId": "u1", "name": "Annie"]).eventTypes == ["UserProfileUpdated"])
+        #expect(h.send("y", "UpdateProduct", ["productId": "ghost"]).code == .invalidInput)
+        #expect(h.send("y", "UpdateProduct", ["productId": "ghost", "price": "1.00"]).code == .notFound)
+    }
+
     @Test("inside one batch, a repeat of a request refused as invalid is handled on its own")
     func repeatAfterInvalidInBatch() throws {
         let h = HandlerHarness()

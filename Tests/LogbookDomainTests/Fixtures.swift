@@ -96,7 +96,7 @@ func updateProfile(
 ) -> Command {
     .user(
         .updateProfile(
-            UpdateUserProfile(
+            try! UpdateUserProfile(
                 userId: .of(id), name: name.map(PersonName.of), email: email.map(EmailAddress.of), gender: gender,
                 birthday: birthday.map(Birthday.of))))
 }
@@ -112,7 +112,7 @@ func createPost(_ id: String, author: String, title: String = "Hello", content: 
 }
 
 func editPost(_ id: String, title: String? = nil, content: String? = nil) -> Command {
-    .post(.edit(EditPost(postId: .of(id), title: title.map(PostTitle.of), content: content.map(PostContent.of))))
+    .post(.edit(try! EditPost(postId: .of(id), title: title.map(PostTitle.of), content: content.map(PostContent.of))))
 }
 
 func deletePost(_ id: String) -> Command { .post(.delete(DeletePost(postId: .of(id)))) }
@@ -130,7 +130,7 @@ func updateProduct(_ id: String, name: String? = nil, price: String? = nil, cate
 {
     .product(
         .update(
-            UpdateProduct(
+            try! UpdateProduct(
                 productId: .of(id), name: name.map(ProductName.of), price: price.map(Money.of), category: category)))
 }
 

@@ -50,10 +50,10 @@ struct PostTests {
             .thenNothingHappens()
     }
 
-    @Test func editingWithNoFieldsIsInvalid() {
-        given(ann + [postCreated("p1", author: "u1")])
-            .when(editPost("p1"))
-            .thenError(.invalidInput(field: "data", reason: "give at least one of title, content"))
+    @Test func anEditWithNoFieldsCannotBeBuilt() {
+        #expect(throws: DomainError.invalidInput(field: "data", reason: "give at least one of title, content")) {
+            try EditPost(postId: .of("p1"))
+        }
     }
 
     @Test func editingOrDeletingAMissingPostIsNotFound() {

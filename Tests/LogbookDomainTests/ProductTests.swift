@@ -31,10 +31,10 @@ struct ProductTests {
             .thenNothingHappens()
     }
 
-    @Test func updatingWithNoFieldsIsInvalid() {
-        given([productAdded("pr1")])
-            .when(updateProduct("pr1"))
-            .thenError(.invalidInput(field: "data", reason: "give at least one of name, price, category"))
+    @Test func anUpdateWithNoFieldsCannotBeBuilt() {
+        #expect(throws: DomainError.invalidInput(field: "data", reason: "give at least one of name, price, category")) {
+            try UpdateProduct(productId: .of("pr1"))
+        }
     }
 
     @Test func restockingAddsToTheStock() {

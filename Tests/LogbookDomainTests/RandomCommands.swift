@@ -38,7 +38,7 @@ enum RawCommand {
         case .updateProfile(let user, let name, let email, let gender, let birthday):
             return .user(
                 .updateProfile(
-                    UpdateUserProfile(
+                    try UpdateUserProfile(
                         userId: try UserId(user), name: try name.map { raw throws(DomainError) in try PersonName(raw) },
                         email: try email.map { raw throws(DomainError) in try EmailAddress(raw) },
                         gender: try gender.map { raw throws(DomainError) in try Gender.parse(raw, field: "gender") },
@@ -61,7 +61,7 @@ enum RawCommand {
         case .editPost(let post, let title, let content):
             return .post(
                 .edit(
-                    EditPost(
+                    try EditPost(
                         postId: try PostId(post),
                         title: try title.map { raw throws(DomainError) in try PostTitle(raw) },
                         content: try content.map { raw throws(DomainError) in try PostContent(raw) })))
@@ -76,7 +76,7 @@ enum RawCommand {
         case .updateProduct(let product, let name, let price, let category):
             return .product(
                 .update(
-                    UpdateProduct(
+                    try UpdateProduct(
                         productId: try ProductId(product),
                         name: try name.map { raw throws(DomainError) in try ProductName(raw) },
                         price: try price.map { raw throws(DomainError) in try Money(raw) },

@@ -64,9 +64,6 @@ struct ReferenceModel {
             return .accepted(eventTypes: ["UserRegistered", "EmailClaimed"])
 
         case .user(.updateProfile(let c)):
-            if c.name == nil && c.email == nil && c.gender == nil && c.birthday == nil {
-                return .refused(code: "invalid_input")
-            }
             guard let row = users[c.userId.rawValue], row.live else { return .refused(code: "not_found") }
             let changed =
                 (c.name.map { $0 != row.name } ?? false) || (c.email.map { $0.value != row.email.value } ?? false)
@@ -90,7 +87,6 @@ struct ReferenceModel {
             return .accepted(eventTypes: ["PostCreated"])
 
         case .post(.edit(let c)):
-            if c.title == nil && c.content == nil { return .refused(code: "invalid_input") }
             guard let row = posts[c.postId.rawValue], row.live else { return .refused(code: "not_found") }
             let changed = (c.title.map { $0 != row.title } ?? false) || (c.content.map { $0 != row.content } ?? false)
             return .accepted(eventTypes: changed ? ["PostEdited"] : [])
@@ -104,7 +100,6 @@ struct ReferenceModel {
             return .accepted(eventTypes: ["ProductAdded"])
 
         case .product(.update(let c)):
-            if c.name == nil && c.price == nil && c.category == nil { return .refused(code: "invalid_input") }
             guard let row = products[c.productId.rawValue], row.live else { return .refused(code: "not_found") }
             let changed =
                 (c.name.map { $0 != row.name } ?? false) || (c.price.map { $0.cents != row.priceCents } ?? false)

@@ -49,7 +49,7 @@ public enum CommandParser {
             let f = try FieldReader(data, allowed: ["userId", "name", "email", "gender", "birthday"])
             return .user(
                 .updateProfile(
-                    UpdateUserProfile(
+                    try UpdateUserProfile(
                         userId: try f.value("userId", UserId.init), name: try f.optionalValue("name", PersonName.init),
                         email: try f.optionalValue("email", EmailAddress.init),
                         gender: try f.optionalValue("gender", Gender.parse),
@@ -76,7 +76,7 @@ public enum CommandParser {
             let f = try FieldReader(data, allowed: ["postId", "title", "content"])
             return .post(
                 .edit(
-                    EditPost(
+                    try EditPost(
                         postId: try f.value("postId", PostId.init), title: try f.optionalValue("title", PostTitle.init),
                         content: try f.optionalValue("content", PostContent.init))))
         case "DeletePost":
@@ -96,7 +96,7 @@ public enum CommandParser {
             let f = try FieldReader(data, allowed: ["productId", "name", "price", "category"])
             return .product(
                 .update(
-                    UpdateProduct(
+                    try UpdateProduct(
                         productId: try f.value("productId", ProductId.init),
                         name: try f.optionalValue("name", ProductName.init),
                         price: try f.optionalValue("price", Money.init(_:field:)),

@@ -59,13 +59,16 @@ public struct CreatePost: Sendable, Equatable {
     }
 }
 
-/// Absent fields stay as they are; at least one must be given.
+/// Absent fields stay as they are; at least one must be given, so an empty edit cannot be built.
 public struct EditPost: Sendable, Equatable {
     public var postId: PostId
     public var title: PostTitle?
     public var content: PostContent?
 
-    public init(postId: PostId, title: PostTitle? = nil, content: PostContent? = nil) {
+    public init(postId: PostId, title: PostTitle? = nil, content: PostContent? = nil) throws(DomainError) {
+        guard title != nil || content != nil else {
+            throw .invalidInput(field: "data", reason: "give at least one of title, content")
+        }
         self.postId = postId
         self.title = title
         self.content = content
@@ -129,9 +132,6 @@ public enum PostDecider {
             return [.created(PostCreated(postId: c.postId, authorId: c.authorId, title: c.title, content: c.content))]
 
         case .edit(let c):
-            guard c.title != nil || c.content != nil else {
-                throw .invalidInput(field: "data", reason: "give at least one of title, content")
-            }
             guard case .live(let post) = state else { throw .notFound(.post, id: c.postId.rawValue) }
             let change = PostEdited(
                 postId: c.postId,

@@ -23,7 +23,7 @@ public struct AddProduct: Sendable, Equatable {
     }
 }
 
-/// Absent fields stay as they are; at least one must be given.
+/// Absent fields stay as they are; at least one must be given, so an empty update cannot be built.
 public struct UpdateProduct: Sendable, Equatable {
     public var productId: ProductId
     public var name: ProductName?
@@ -32,7 +32,10 @@ public struct UpdateProduct: Sendable, Equatable {
 
     public init(
         productId: ProductId, name: ProductName? = nil, price: Money? = nil, category: ProductCategory? = nil
-    ) {
+    ) throws(DomainError) {
+        guard name != nil || price != nil || category != nil else {
+            throw .invalidInput(field: "data", reason: "give at least one of name, price, category")
+        }
         self.productId = productId
         self.name = name
         self.price = price

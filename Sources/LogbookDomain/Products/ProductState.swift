@@ -66,9 +66,6 @@ public enum ProductDecider {
             ]
 
         case .update(let c):
-            guard c.name != nil || c.price != nil || c.category != nil else {
-                throw .invalidInput(field: "data", reason: "give at least one of name, price, category")
-            }
             let product = try live(state, c.productId)
             let change = ProductUpdated(
                 productId: c.productId,

@@ -28,7 +28,8 @@ public struct RegisterUser: Sendable, Equatable {
     }
 }
 
-/// Absent fields stay as they are; at least one must be given.
+/// Absent fields stay as they are; at least one must be given, so an empty update cannot
+/// be built at all.
 public struct UpdateUserProfile: Sendable, Equatable {
     public var userId: UserId
     public var name: PersonName?
@@ -39,7 +40,10 @@ public struct UpdateUserProfile: Sendable, Equatable {
     public init(
         userId: UserId, name: PersonName? = nil, email: EmailAddress? = nil, gender: Gender? = nil,
         birthday: Birthday? = nil
-    ) {
+    ) throws(DomainError) {
+        guard name != nil || email != nil || gender != nil || birthday != nil else {
+            throw .invalidInput(field: "data", reason: "give at least one of name, email, gender, birthday")
+        }
         self.userId = userId
         self.name = name
         self.email = email

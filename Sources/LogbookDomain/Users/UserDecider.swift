@@ -13,9 +13,6 @@ public enum UserDecider {
             ]
 
         case .updateProfile(let c):
-            guard c.name != nil || c.email != nil || c.gender != nil || c.birthday != nil else {
-                throw .invalidInput(field: "data", reason: "give at least one of name, email, gender, birthday")
-            }
             let user = try live(state, c.userId)
             let change = UserProfileUpdated(
                 userId: c.userId,
