@@ -42,13 +42,28 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    public init(_ conflict: VersionConflict) {
+    /// Why a command met `wrong_expected_version`; clients see it as `details.cause`.
+    public enum ConflictCause: String, Sendable {
+        /// The client's own `expectedVersion` did not match: decided, and remembered for the id.
+        case expectedVersion
+        /// Other writers kept changing what the command reads through every attempt: not
+        /// remembered, so the same id may be sent again.
+        case contention
+    }
+
+    public init(_ conflict: VersionConflict, cause: ConflictCause) {
+        let message =
+            switch cause {
+            case .expectedVersion:
+                "stream '\(conflict.stream)' is at version \(conflict.actual), expected \(conflict.expected)"
+            case .contention:
+                "stream '\(conflict.stream)' kept changing while the command was decided; send it again"
+            }
         self.init(
-            .wrongExpectedVersion,
-            "stream '\(conflict.stream)' is at version \(conflict.actual), expected \(conflict.expected)",
+            .wrongExpectedVersion, message,
             details: [
                 ("stream", .string(conflict.stream)), ("expected", .string(conflict.expected.description)),
-                ("actual", .int(conflict.actual)),
+                ("actual", .int(conflict.actual)), ("cause", .string(cause.rawValue)),
             ])
     }
 

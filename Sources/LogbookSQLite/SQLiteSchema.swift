@@ -2,7 +2,8 @@
 /// is the schema version. Triggers make the database itself refuse to change or remove
 /// events or command records (`INSERT OR REPLACE` included), refuse an event whose
 /// position or version would leave a hole, and refuse a command record that does not end
-/// at the current head.
+/// at the current head or does not cover exactly its own events; CHECKs keep an answer
+/// valid JSON. Schema version 1 is the first one released.
 enum SQLiteSchema {
     /// "LOGB" in ASCII.
     static let applicationId: Int64 = 0x4C4F_4742
@@ -29,7 +30,9 @@ enum SQLiteSchema {
             first_position INTEGER,           -- NULL when the command appended nothing
             last_position  INTEGER NOT NULL,  -- its last event, or the head when it was answered
             answer         TEXT,              -- what a command that appended nothing was told
-            CHECK ((first_position IS NULL) = (answer IS NOT NULL))
+            CHECK ((first_position IS NULL) = (answer IS NOT NULL)),
+            CHECK (first_position IS NULL OR first_position BETWEEN 1 AND last_position),
+            CHECK (answer IS NULL OR json_valid(answer))
         ) WITHOUT ROWID;
 
         CREATE TRIGGER events_are_contiguous BEFORE INSERT ON events
@@ -43,7 +46,13 @@ enum SQLiteSchema {
         CREATE TRIGGER commands_are_new_and_current BEFORE INSERT ON commands
         WHEN EXISTS (SELECT 1 FROM commands WHERE command_id = NEW.command_id)
           OR NEW.last_position IS NOT (SELECT COALESCE(MAX(position), 0) FROM events)
-        BEGIN SELECT RAISE(ABORT, 'command records are append-only and must end at the head'); END;
+          OR (NEW.first_position IS NOT NULL AND (
+                (SELECT command_id FROM events WHERE position = NEW.first_position) IS NOT NEW.command_id
+             OR (SELECT command_id FROM events WHERE position = NEW.last_position) IS NOT NEW.command_id
+             OR (SELECT command_id FROM events WHERE position = NEW.first_position - 1) IS NEW.command_id))
+        BEGIN
+            SELECT RAISE(ABORT, 'command records are append-only, end at the head and cover exactly their events');
+        END;
         CREATE TRIGGER commands_refuse_update BEFORE UPDATE ON commands
         BEGIN SELECT RAISE(ABORT, 'command records are append-only: UPDATE is refused'); END;
         CREATE TRIGGER commands_refuse_delete BEFORE DELETE ON commands

@@ -202,4 +202,26 @@ struct SQLiteEventStoreTests {
             #expect(try store.commandRecord("c1") == before)
         }
     }
+
+    @Test("the database refuses command records that do not match the events they claim")
+    func commandRecordsMustMatchTheirEvents() throws {
+        try withDirectory { directory in
+            let path = directory.appendingPathComponent("events.sqlite3").path
+            let store = try SQLiteEventStore(path: path)
+            _ = try store.append([Requests.simple("a1", stream: "a-1"), Requests.simple("a2", stream: "a-1")])
+            let forged = [
+                "INSERT INTO commands VALUES ('z1', NULL, 1, '{\"ok\":true}')",  // stale head
+                "INSERT INTO commands VALUES ('z2', 1, 2, NULL)",  // events of a1 and a2
+                "INSERT INTO commands VALUES ('z3', 5, 2, NULL)",  // first after last
+                "INSERT INTO commands VALUES ('z4', NULL, 2, '')",  // an answer that is not JSON
+                "INSERT INTO commands VALUES ('a2x', 2, 2, NULL)",  // someone else's event
+            ]
+            for sql in forged {
+                #expect(!RawSQLResult(path: path, sql: sql).succeeded, "\(sql)")
+            }
+            #expect(
+                RawSQLResult(path: path, sql: "INSERT INTO commands VALUES ('z5', NULL, 2, '{\"ok\":true}')").succeeded)
+            for id in ["z1", "z2", "z3", "z4", "a2x"] { #expect(try store.commandRecord(id) == nil) }
+        }
+    }
 }

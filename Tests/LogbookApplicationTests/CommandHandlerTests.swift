@@ -127,6 +127,7 @@ struct CommandHandlerTests {
         let stale = h.send("c4", "EditPost", ["postId": "p1", "title": "Hey"], expecting: .exactly(1))
         #expect(stale.code == .wrongExpectedVersion)
         #expect(stale.error?.details.contains { $0.key == "actual" && $0.value == .int(2) } == true)
+        #expect(stale.error?.details.contains { $0.key == "cause" && $0.value == .string("expectedVersion") } == true)
         #expect(h.send("c5", "CreatePost", post, expecting: .noStream).code == .wrongExpectedVersion)
         #expect(try h.types().filter { $0.hasPrefix("Post") } == ["PostCreated", "PostEdited"])
     }

@@ -38,7 +38,8 @@ struct RaceTests {
         }
         let outcome = h.send("c2", "RestockProduct", ["productId": "p1", "quantity": 5])
         #expect(outcome.code == .wrongExpectedVersion)
-        #expect(try racing.commandRecord("c2") == nil)
+        #expect(outcome.error?.details.contains { $0.key == "cause" && $0.value == .string("contention") } == true)
+        #expect(try racing.commandRecord("c2") == nil, "contention is not remembered: the id may be sent again")
         #expect(h.send("c3", "RestockProduct", ["productId": "p1", "quantity": 5]).accepted != nil)
     }
 

@@ -113,16 +113,18 @@ public final class CommandHandler {
             case .conflict(let conflict):
                 untrusted.formUnion(entry.touched)
                 if isLastAttempt {
-                    outcomes[entry.index] = .rejected(ServiceError(conflict))
+                    outcomes[entry.index] = .rejected(ServiceError(conflict, cause: .contention))
                 } else {
                     retry.append(entry.index)
                 }
-            case .abandoned:
+            case .abandoned(let dependency):
                 untrusted.formUnion(entry.touched)
                 if isLastAttempt {
                     outcomes[entry.index] = .rejected(
                         ServiceError(
-                            .wrongExpectedVersion, "the streams this command reads kept changing while it was decided"))
+                            .wrongExpectedVersion,
+                            "what this command reads kept changing while it was decided (it built on '\(dependency)'); send it again",
+                            details: [("cause", .string(ServiceError.ConflictCause.contention.rawValue))]))
                 } else {
                     retry.append(entry.index)
                 }
@@ -181,7 +183,7 @@ public final class CommandHandler {
             let primary = command.primaryStream
             if let version = versions[primary], !request.expectedVersion.isMet(byCurrentVersion: version) {
                 let conflict = VersionConflict(stream: primary.name, expected: request.expectedVersion, actual: version)
-                return answer(.rejected(ServiceError(conflict)))
+                return answer(.rejected(ServiceError(conflict, cause: .expectedVersion)))
             }
 
             let events = try CommandDecider.decide(command, given: states)
