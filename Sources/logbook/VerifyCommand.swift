@@ -23,6 +23,7 @@ struct VerifyCommand {
                 for event in page { audit.check(event) }
                 return true
             }
+            audit.finish()
         } catch {
             switch error {
             case .store(let failure): throw .unavailable(failure.description)
@@ -30,7 +31,7 @@ struct VerifyCommand {
         }
         var report: JSONObject = ["ok": .bool(audit.violations.isEmpty), "events": .int(audit.eventsChecked)]
         if !audit.violations.isEmpty {
-            report["violationCount"] = .int(audit.violations.count)
+            report["violationCount"] = .int(audit.violationCount)
             report["violations"] = .array(
                 audit.violations.prefix(Self.violationsShown).map { violation in
                     ["position": .int(Int(violation.position)), "problem": .string(violation.problem)]

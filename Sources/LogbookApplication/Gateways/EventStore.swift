@@ -68,6 +68,7 @@ extension EventStore {
             } catch {
                 throw .body(error)
             }
+            guard last.position < Int64.max else { return }
             next = last.position + 1
         }
     }
