@@ -59,8 +59,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
 
-        // Helpers shared by the test targets (a seeded random generator); not shipped.
-        .target(name: "LogbookTestSupport", path: "Tests/LogbookTestSupport", swiftSettings: strictSettings),
+        // Helpers shared by the test targets (a seeded generator, a forwarding store); not shipped.
+        .target(
+            name: "LogbookTestSupport", dependencies: ["LogbookApplication"], path: "Tests/LogbookTestSupport",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookJSONTests", dependencies: ["LogbookJSON"],
             swiftSettings: strictSettings),
@@ -69,7 +71,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookApplicationTests",
-            dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory"],
+            dependencies: [
+                "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory", "LogbookTestSupport",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "EventStoreContractTests",

@@ -23,15 +23,19 @@ struct HandlerOnEveryStoreTests {
         }
     }
 
+    /// Event ids `<prefix>1`, `<prefix>2`, … in order.
     final class CountingIDs: IDGenerator {
+        private let prefix: String
         private let count = Mutex(0)
+
+        init(prefix: String = "e") { self.prefix = prefix }
 
         func newEventId() -> String {
             let number = count.withLock { value in
                 value += 1
                 return value
             }
-            return "e\(number)"
+            return "\(prefix)\(number)"
         }
     }
 

@@ -2,6 +2,7 @@ import LogbookApplication
 import LogbookDomain
 import LogbookJSON
 import LogbookMemory
+import LogbookTestSupport
 import Synchronization
 import Testing
 
@@ -113,7 +114,7 @@ struct BatchTests {
 
 /// An in-memory store whose appends can be made to fail, as a full disk would.
 final class FlakyStore: ForwardingEventStore {
-    let inner = InMemoryEventStore()
+    let inner: any EventStore = InMemoryEventStore()
     private let failing = Mutex(false)
 
     func failAppends(_ fail: Bool) { failing.withLock { $0 = fail } }

@@ -76,25 +76,3 @@ extension CommandOutcome {
 func payload(_ event: RecordedEvent) throws -> JSONObject {
     try #require(try JSONParser.parse(event.data).objectValue)
 }
-
-/// A test store that wraps an in-memory log and forwards every read to it, so that a test
-/// double only writes the behaviour it changes (usually `append`).
-protocol ForwardingEventStore: EventStore {
-    var inner: InMemoryEventStore { get }
-}
-
-extension ForwardingEventStore {
-    func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
-        try inner.readStream(stream, fromVersion: fromVersion, limit: limit)
-    }
-
-    func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError) -> [RecordedEvent] {
-        try inner.read(fromPosition: fromPosition, limit: limit, categories: categories)
-    }
-
-    func headPosition() throws(EventStoreError) -> Int64 { try inner.headPosition() }
-
-    func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
-        try inner.commandRecord(commandId)
-    }
-}

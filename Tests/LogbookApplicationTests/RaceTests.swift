@@ -2,6 +2,7 @@ import LogbookApplication
 import LogbookDomain
 import LogbookJSON
 import LogbookMemory
+import LogbookTestSupport
 import Synchronization
 import Testing
 
@@ -95,7 +96,7 @@ private func restockOne(_ store: any EventStore, version: Int) throws {
 /// An in-memory log where the test can run another writer's append just before the next
 /// appends of the handler under test.
 final class RacingStore: ForwardingEventStore {
-    let inner = InMemoryEventStore()
+    let inner: any EventStore = InMemoryEventStore()
     private let state = Mutex<(remaining: Int, race: (@Sendable (any EventStore) throws -> Void)?, calls: Int)>(
         (0, nil, 0))
 
