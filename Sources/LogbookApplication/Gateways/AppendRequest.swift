@@ -1,0 +1,72 @@
+/// Correlation data carried by every event.
+public struct EventMetadata: Sendable, Equatable {
+    /// The command that produced the event.
+    public var commandId: String
+    /// The conversation the command belongs to (defaults to the command id).
+    public var correlationId: String
+    /// What caused the command (defaults to the command id).
+    public var causationId: String
+
+    public init(commandId: String, correlationId: String, causationId: String) {
+        self.commandId = commandId
+        self.correlationId = correlationId
+        self.causationId = causationId
+    }
+}
+
+/// An event about to be appended.
+public struct NewEvent: Sendable, Equatable {
+    public var eventId: String
+    public var stream: String
+    public var type: String
+    /// The payload, a JSON object as text.
+    public var data: String
+    public var recordedAt: Int64
+
+    public init(eventId: String, stream: String, type: String, data: String, recordedAt: Int64) {
+        self.eventId = eventId
+        self.stream = stream
+        self.type = type
+        self.data = data
+        self.recordedAt = recordedAt
+    }
+}
+
+/// One command's atomic write: its events in order, the expectations on every stream it
+/// read or writes, and its id for idempotency. A command that appends nothing but whose
+/// answer must be kept (a refusal, a no-op) carries no events and an `answer` instead.
+public struct AppendRequest: Sendable, Equatable {
+    public var metadata: EventMetadata
+    public var events: [NewEvent]
+    /// One expectation per stream; streams that are only read may appear here too.
+    public var expectations: [String: ExpectedVersion]
+    /// Command ids of earlier requests in the same batch whose uncommitted events this
+    /// request's decision assumed. Unless each of them commits in this batch, this
+    /// request is abandoned: matching versions alone do not prove the same history.
+    public var dependencies: Set<String>
+    /// For a request without events: the answer to record for its command id, an
+    /// application-encoded document that the store keeps as it is. Nil when there are events.
+    public var answer: String?
+
+    public var commandId: String { metadata.commandId }
+
+    public init(
+        metadata: EventMetadata, events: [NewEvent], expectations: [String: ExpectedVersion],
+        dependencies: Set<String> = [], answer: String? = nil
+    ) {
+        self.metadata = metadata
+        self.events = events
+        self.expectations = expectations
+        self.dependencies = dependencies
+        self.answer = answer
+    }
+
+    /// Why the store refuses this request outright, or nil when it is well-formed.
+    public var malformation: String? {
+        switch (events.isEmpty, answer) {
+        case (true, nil): "command '\(commandId)' has neither events nor an answer to record"
+        case (false, _?): "command '\(commandId)' has both events and an answer"
+        default: nil
+        }
+    }
+}
