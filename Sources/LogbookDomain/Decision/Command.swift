@@ -25,18 +25,9 @@ public enum Command: Sendable, Equatable {
     /// The stream a client's `expectedVersion` refers to.
     public var primaryStream: StreamId {
         switch self {
-        case .user(.register(let c)): .user(c.userId)
-        case .user(.updateProfile(let c)): .user(c.userId)
-        case .user(.changeSubscription(let c)): .user(c.userId)
-        case .user(.delete(let c)): .user(c.userId)
-        case .post(.create(let c)): .post(c.postId)
-        case .post(.edit(let c)): .post(c.postId)
-        case .post(.delete(let c)): .post(c.postId)
-        case .product(.add(let c)): .product(c.productId)
-        case .product(.update(let c)): .product(c.productId)
-        case .product(.restock(let c)): .product(c.productId)
-        case .product(.remove(let c)): .product(c.productId)
-        case .product(.purchase(let c)): .product(c.productId)
+        case .user(let c): .user(c.userId)
+        case .post(let c): .post(c.postId)
+        case .product(let c): .product(c.productId)
         }
     }
 
@@ -47,14 +38,13 @@ public enum Command: Sendable, Equatable {
     public func streamsRead(given states: AggregateStates) -> [StreamId] {
         switch self {
         case .user(let command):
-            let userId: UserId
-            var newEmail: NormalizedEmail?
-            switch command {
-            case .register(let c): (userId, newEmail) = (c.userId, c.email.normalized)
-            case .updateProfile(let c): (userId, newEmail) = (c.userId, c.email?.normalized)
-            case .changeSubscription(let c): userId = c.userId
-            case .delete(let c): userId = c.userId
-            }
+            let userId = command.userId
+            let newEmail: NormalizedEmail? =
+                switch command {
+                case .register(let c): c.email.normalized
+                case .updateProfile(let c): c.email?.normalized
+                case .changeSubscription, .delete: nil
+                }
             var streams: [StreamId] = [.user(userId)]
             if let newEmail { streams.append(.email(newEmail)) }
             if let current = states.user(userId).liveUser?.email.normalized, current != newEmail {

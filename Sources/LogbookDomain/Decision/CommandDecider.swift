@@ -8,14 +8,10 @@ public enum CommandDecider {
             return try decideUser(userCommand, given: states)
 
         case .post(let postCommand):
-            let postId: PostId
-            let author: UserState
-            switch postCommand {
-            case .create(let c): (postId, author) = (c.postId, states.user(c.authorId))
-            case .edit(let c): (postId, author) = (c.postId, .unregistered)
-            case .delete(let c): (postId, author) = (c.postId, .unregistered)
-            }
-            return try PostDecider.decide(postCommand, state: states.post(postId), author: author).map(DomainEvent.post)
+            let author: UserState =
+                if case .create(let c) = postCommand { states.user(c.authorId) } else { .unregistered }
+            return try PostDecider.decide(postCommand, state: states.post(postCommand.postId), author: author)
+                .map(DomainEvent.post)
 
         case .product(.purchase(let c)):
             let productState = states.product(c.productId)
@@ -26,15 +22,8 @@ public enum CommandDecider {
             return productEvents.map(DomainEvent.product) + orderEvents.map(DomainEvent.order)
 
         case .product(let productCommand):
-            let productId: ProductId
-            switch productCommand {
-            case .add(let c): productId = c.productId
-            case .update(let c): productId = c.productId
-            case .restock(let c): productId = c.productId
-            case .remove(let c): productId = c.productId
-            case .purchase(let c): productId = c.productId
-            }
-            return try ProductDecider.decide(productCommand, state: states.product(productId)).map(DomainEvent.product)
+            return try ProductDecider.decide(productCommand, state: states.product(productCommand.productId))
+                .map(DomainEvent.product)
         }
     }
 
@@ -42,13 +31,7 @@ public enum CommandDecider {
     private static func decideUser(_ command: UserCommand, given states: AggregateStates) throws(DomainError)
         -> [DomainEvent]
     {
-        let userId: UserId
-        switch command {
-        case .register(let c): userId = c.userId
-        case .updateProfile(let c): userId = c.userId
-        case .changeSubscription(let c): userId = c.userId
-        case .delete(let c): userId = c.userId
-        }
+        let userId = command.userId
         let before = states.user(userId)
         let userEvents = try UserDecider.decide(command, state: before)
         let after = userEvents.reduce(before) { $0.evolved(by: $1) }

@@ -43,6 +43,15 @@ public enum PostCommand: Sendable, Equatable {
     case create(CreatePost)
     case edit(EditPost)
     case delete(DeletePost)
+
+    /// The post the command is about.
+    public var postId: PostId {
+        switch self {
+        case .create(let c): c.postId
+        case .edit(let c): c.postId
+        case .delete(let c): c.postId
+        }
+    }
 }
 
 public struct CreatePost: Sendable, Equatable {

@@ -5,6 +5,17 @@ public enum ProductCommand: Sendable, Equatable {
     case restock(RestockProduct)
     case remove(RemoveProduct)
     case purchase(PurchaseProduct)
+
+    /// The product the command is about.
+    public var productId: ProductId {
+        switch self {
+        case .add(let c): c.productId
+        case .update(let c): c.productId
+        case .restock(let c): c.productId
+        case .remove(let c): c.productId
+        case .purchase(let c): c.productId
+        }
+    }
 }
 
 public struct AddProduct: Sendable, Equatable {

@@ -5,6 +5,16 @@ public enum UserCommand: Sendable, Equatable {
     case updateProfile(UpdateUserProfile)
     case changeSubscription(ChangeSubscription)
     case delete(DeleteUser)
+
+    /// The user the command is about.
+    public var userId: UserId {
+        switch self {
+        case .register(let c): c.userId
+        case .updateProfile(let c): c.userId
+        case .changeSubscription(let c): c.userId
+        case .delete(let c): c.userId
+        }
+    }
 }
 
 public struct RegisterUser: Sendable, Equatable {
