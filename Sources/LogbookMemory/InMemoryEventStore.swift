@@ -32,14 +32,8 @@ public final class InMemoryEventStore: EventStore {
         -> AppendResult
     {
         if let record = log.commands[request.commandId] { return .duplicate(record) }
-        if let missing = request.dependencies.sorted().first(where: { !committedHere.contains($0) }) {
-            return .abandoned(dependency: missing)
-        }
-        for (stream, expected) in request.expectations.sorted(by: { $0.key < $1.key }) {
-            let version = log.version(of: stream)
-            if !expected.isMet(byCurrentVersion: version) {
-                return .conflict(VersionConflict(stream: stream, expected: expected, actual: version))
-            }
+        if let refusal = request.refusal(committedInBatch: committedHere, currentVersion: log.version(of:)) {
+            return refusal
         }
         let record: CommandRecord
         if let answer = request.answer {

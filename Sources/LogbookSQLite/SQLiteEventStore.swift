@@ -140,21 +140,14 @@ public final class SQLiteEventStore: EventStore {
         var results: [AppendResult] = []
         results.reserveCapacity(batch.count)
         var committedHere = Set<String>()
-        requests: for request in batch {
+        for request in batch {
             if let record = try commandRecord(request.commandId, db) {
                 results.append(.duplicate(record))
                 continue
             }
-            if let missing = request.dependencies.sorted().first(where: { !committedHere.contains($0) }) {
-                results.append(.abandoned(dependency: missing))
+            if let refusal = try request.refusal(committedInBatch: committedHere, currentVersion: version(of:)) {
+                results.append(refusal)
                 continue
-            }
-            for (stream, expected) in request.expectations.sorted(by: { $0.key < $1.key }) {
-                let current = try version(of: stream)
-                if !expected.isMet(byCurrentVersion: current) {
-                    results.append(.conflict(VersionConflict(stream: stream, expected: expected, actual: current)))
-                    continue requests
-                }
             }
             let record: CommandRecord
             if let answer = request.answer {

@@ -61,6 +61,26 @@ public struct AppendRequest: Sendable, Equatable {
         self.answer = answer
     }
 
+    /// What a store answers instead of writing this request, checked in the contract's
+    /// order: a dependency that did not commit earlier in this batch (`committedInBatch`),
+    /// then each stream's expectation against `currentVersion` (0 for a stream with no
+    /// events), in stream-name order. Nil when the request may be written. One rule for
+    /// every store, so they cannot disagree on which refusal comes first.
+    public func refusal<Failure: Error>(
+        committedInBatch: Set<String>, currentVersion: (String) throws(Failure) -> Int
+    ) throws(Failure) -> AppendResult? {
+        if let missing = dependencies.sorted().first(where: { !committedInBatch.contains($0) }) {
+            return .abandoned(dependency: missing)
+        }
+        for (stream, expected) in expectations.sorted(by: { $0.key < $1.key }) {
+            let version = try currentVersion(stream)
+            if !expected.isMet(byCurrentVersion: version) {
+                return .conflict(VersionConflict(stream: stream, expected: expected, actual: version))
+            }
+        }
+        return nil
+    }
+
     /// Why the store refuses this request outright, or nil when it is well-formed.
     public var malformation: String? {
         switch (events.isEmpty, answer) {
