@@ -67,6 +67,11 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
             ])
     }
 
+    /// A stored event that cannot be read back: the log is damaged or foreign.
+    public static func unreadable(_ error: EventDecodingError) -> ServiceError {
+        ServiceError(.internal, "the event log holds an unreadable event: \(error)")
+    }
+
     public var description: String { "\(code.rawValue): \(message)" }
 
     public static func == (lhs: ServiceError, rhs: ServiceError) -> Bool {

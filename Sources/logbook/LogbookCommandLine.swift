@@ -23,38 +23,28 @@ struct LogbookCommandLine {
         case "version", "--version":
             output.out("logbook \(HelpText.version)")
             return .success
-        case "send":
-            return runCommand("send", rest, options: SendCommand.options) { arguments, configuration throws(CLIError) in
-                try SendCommand(arguments: arguments, configuration: configuration, output: output).run()
-            }
-        case "replay":
-            return runCommand("replay", rest, options: ReplayCommand.options) {
-                arguments, configuration throws(CLIError) in
-                try ReplayCommand(arguments: arguments, configuration: configuration, output: output).run()
-            }
-        case "verify":
-            return runCommand("verify", rest, options: VerifyCommand.options) {
-                arguments, configuration throws(CLIError) in
-                try VerifyCommand(arguments: arguments, configuration: configuration, output: output).run()
-            }
+        case "send": return runCommand(SendCommand.self, named: command, rest)
+        case "replay": return runCommand(ReplayCommand.self, named: command, rest)
+        case "verify": return runCommand(VerifyCommand.self, named: command, rest)
         default:
             output.error("unknown command '\(command)'; run 'logbook help' for the list")
             return .usage
         }
     }
 
-    /// Parses the options of one command, shows its help when asked, and turns failures into one line on stderr.
-    private func runCommand(
-        _ name: String, _ words: [String], options: Set<String>,
-        _ body: (Arguments, Configuration) throws(CLIError) -> ExitStatus
-    ) -> ExitStatus {
+    /// Parses the options of one command, shows its help when asked, runs it, and turns
+    /// failures into one line on stderr.
+    private func runCommand<Command: Subcommand>(_: Command.Type, named name: String, _ words: [String])
+        -> ExitStatus
+    {
         do throws(CLIError) {
-            let arguments = try Arguments(words, options: options.union(["data-dir"]))
+            let arguments = try Arguments(words, options: Command.options.union(["data-dir"]))
             if arguments.switches.contains("help") {
                 output.out(HelpText.forCommand(name) ?? HelpText.overview)
                 return .success
             }
-            return try body(arguments, Configuration(arguments: arguments, environment: environment))
+            let configuration = Configuration(arguments: arguments, environment: environment)
+            return try Command(arguments: arguments, configuration: configuration, output: output).run()
         } catch {
             let hint = error.status == .usage ? " (see 'logbook \(name) --help')" : ""
             output.error("\(name): \(error.message)\(hint)")
@@ -62,6 +52,18 @@ struct LogbookCommandLine {
         }
     }
 }
+
+/// A `logbook` command that works on the data directory: its own options, built from the
+/// parsed command line, run once.
+protocol Subcommand {
+    static var options: Set<String> { get }
+    init(arguments: Arguments, configuration: Configuration, output: StandardStreams)
+    func run() throws(CLIError) -> ExitStatus
+}
+
+extension SendCommand: Subcommand {}
+extension ReplayCommand: Subcommand {}
+extension VerifyCommand: Subcommand {}
 
 /// A failure that ends a command, with the exit status it deserves.
 struct CLIError: Error {

@@ -62,7 +62,7 @@ public enum WireEncoding {
                 do {
                     envelopes.append(try envelope(event))
                 } catch {
-                    return failure(id: id, ServiceError(.internal, "the event log holds an unreadable event: \(error)"))
+                    return failure(id: id, .unreadable(error))
                 }
             }
             return [

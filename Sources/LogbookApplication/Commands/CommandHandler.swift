@@ -206,7 +206,7 @@ public final class CommandHandler {
         } catch let error as EventStoreError {
             return .finished(.rejected(ServiceError(error)))
         } catch let error as EventDecodingError {
-            return .finished(.rejected(ServiceError(.internal, "the event log holds an unreadable event: \(error)")))
+            return .finished(.rejected(.unreadable(error)))
         } catch {
             return .finished(.rejected(ServiceError(.internal, "\(error)")))
         }
