@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "LogbookApplication", targets: ["LogbookApplication"]),
         .library(name: "LogbookSQLite", targets: ["LogbookSQLite"]),
         .library(name: "LogbookJSON", targets: ["LogbookJSON"]),
+        .library(name: "LogbookZMQ", targets: ["LogbookZMQ"]),
+        .library(name: "LogbookClient", targets: ["LogbookClient"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
@@ -51,11 +53,20 @@ let package = Package(
             name: "LogbookSQLite", dependencies: ["LogbookApplication", "CSQLite"],
             swiftSettings: strictSettings),
 
+        // Interface adapters: the libzmq wrapper, the servers and the feed follower.
+        .target(
+            name: "LogbookZMQ", dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON", "CZeroMQ"],
+            swiftSettings: strictSettings),
+        // The async client library other Swift programs use to talk to the servers.
+        .target(
+            name: "LogbookClient", dependencies: ["LogbookZMQ", "LogbookApplication", "LogbookJSON"],
+            swiftSettings: strictSettings),
+
         // Composition root.
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookSQLite",
+                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookSQLite", "LogbookZMQ",
             ],
             swiftSettings: strictSettings),
 
@@ -81,6 +92,13 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookCLITests", dependencies: ["LogbookJSON", "logbook"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookZMQTests", dependencies: ["LogbookZMQ"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookClientTests",
+            dependencies: ["LogbookClient", "LogbookZMQ", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
     ]
 )

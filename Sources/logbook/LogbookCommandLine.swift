@@ -26,6 +26,7 @@ struct LogbookCommandLine {
         case "send": return runCommand(SendCommand.self, named: command, rest)
         case "replay": return runCommand(ReplayCommand.self, named: command, rest)
         case "verify": return runCommand(VerifyCommand.self, named: command, rest)
+        case "run": return runCommand(RunCommand.self, named: command, rest)
         default:
             output.error("unknown command '\(command)'; run 'logbook help' for the list")
             return .usage
@@ -38,12 +39,12 @@ struct LogbookCommandLine {
         -> ExitStatus
     {
         do throws(CLIError) {
-            let arguments = try Arguments(words, options: Command.options.union(["data-dir"]))
+            let arguments = try Arguments(words, options: Command.options.union(Configuration.sharedOptions))
             if arguments.switches.contains("help") {
                 output.out(HelpText.forCommand(name) ?? HelpText.overview)
                 return .success
             }
-            let configuration = Configuration(arguments: arguments, environment: environment)
+            let configuration = try Configuration(arguments: arguments, environment: environment)
             return try Command(arguments: arguments, configuration: configuration, output: output).run()
         } catch {
             let hint = error.status == .usage ? " (see 'logbook \(name) --help')" : ""
@@ -64,6 +65,7 @@ protocol Subcommand {
 extension SendCommand: Subcommand {}
 extension ReplayCommand: Subcommand {}
 extension VerifyCommand: Subcommand {}
+extension RunCommand: Subcommand {}
 
 /// A failure that ends a command, with the exit status it deserves.
 struct CLIError: Error {
@@ -96,11 +98,7 @@ extension Configuration {
         if !create && !FileManager.default.fileExists(atPath: eventLogPath) {
             throw .unavailable("no event log at \(eventLogPath) (set --data-dir or LOGBOOK_DATA_DIR)")
         }
-        do {
-            try ensureDataDirectory()
-        } catch {
-            throw .unavailable("cannot create the data directory \(dataDirectory): \(error.localizedDescription)")
-        }
+        try ensureDataDirectory()
         do {
             return try SQLiteEventStore(path: eventLogPath)
         } catch {

@@ -46,9 +46,16 @@ public enum WireEncoding {
         return .object(object)
     }
 
-    /// `{"id","ok":false,"error":{…}}`.
-    public static func failure(id: String, _ error: ServiceError) -> JSONValue {
-        ["id": .string(id), "ok": false, "error": WireEncoding.error(error)]
+    /// `{"id","ok":false,"error":{…}}`; `id` is null when the request carried no readable id.
+    public static func failure(id: String?, _ error: ServiceError) -> JSONValue {
+        ["id": id.map(JSONValue.string) ?? .null, "ok": false, "error": WireEncoding.error(error)]
+    }
+
+    /// `{"id","ok":true, …fields}` for replies other than a command's.
+    public static func success(id: String, _ fields: JSONObject) -> JSONValue {
+        var object: JSONObject = ["id": .string(id), "ok": true]
+        for (key, value) in fields { object[key] = value }
+        return .object(object)
     }
 
     /// `{"id","ok":true,"position","events":[…]}` or the failure reply.

@@ -20,6 +20,28 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
             + ".\(pad(milliseconds % 1000, 3))Z"
     }
 
+    /// Reads back exactly the form `rfc3339` writes (`YYYY-MM-DDTHH:MM:SS.mmmZ`); nil otherwise.
+    public init?(rfc3339 text: String) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 24, bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"),
+            bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z"),
+            let date = CalendarDate(iso8601: String(decoding: bytes[0..<10], as: UTF8.self))
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let hours = number(11..<13), hours < 24, let minutes = number(14..<16), minutes < 60,
+            let seconds = number(17..<19), seconds < 60, let milliseconds = number(20..<23)
+        else { return nil }
+        let secondOfDay = (hours * 60 + minutes) * 60 + seconds
+        self.init(millisecondsSinceEpoch: (date.daysSinceEpoch * 86_400 + secondOfDay) * 1000 + milliseconds)
+    }
+
     public var description: String { rfc3339 }
 
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
@@ -70,6 +92,17 @@ public struct CalendarDate: Hashable, Sendable, Comparable, CustomStringConverti
         day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
         month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
         year = Int(yearOfEra + era * 400 + (month <= 2 ? 1 : 0))
+    }
+
+    /// Days after 1970-01-01 (negative before it): the inverse of `init(daysSinceEpoch:)`.
+    public var daysSinceEpoch: Int64 {
+        let shiftedYear = Int64(month <= 2 ? year - 1 : year)
+        let era = shiftedYear.floorDivided(by: 400)
+        let yearOfEra = shiftedYear - era * 400
+        let monthIndex = Int64(month > 2 ? month - 3 : month + 9)
+        let dayOfYear = (153 * monthIndex + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     public static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }

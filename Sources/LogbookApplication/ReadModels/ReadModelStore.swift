@@ -1,0 +1,31 @@
+/// The write side of the read models: where projections keep their rows and checkpoint.
+/// Implementations promise:
+///
+/// - `apply` runs the `Projector` over its events and sets the checkpoint to `through`
+///   in one transaction: after a crash the rows and the checkpoint agree, so no event is
+///   applied twice or skipped;
+/// - an event at or below the checkpoint, positions that do not strictly increase, an
+///   event beyond `through`, `through` below the checkpoint, or an event that cannot be
+///   decoded is refused with a `ReadModelStoreError` and nothing is written;
+/// - `isComplete` stays false from creation until `markComplete()`, for whoever builds a
+///   store from the start of the log (a rebuild) and switches to it only once it has
+///   reached the log's head.
+///
+/// A store belongs to one thread (the projection's); its calls block on I/O, so make
+/// them from a thread you own, not from Swift concurrency's pool.
+public protocol ReadModelStore: AnyObject, Sendable {
+    /// The position of the last event applied (or skipped) through, 0 when nothing was applied.
+    func checkpoint() throws(ReadModelStoreError) -> Int64
+
+    /// Applies `events` (strictly increasing positions, all above the checkpoint and at
+    /// most `through`) and moves the checkpoint to `through`, in one transaction.
+    /// `through` may lie beyond the last event (positions of other categories, or the
+    /// head a catch-up learned) and `events` may be empty.
+    func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError)
+
+    /// Whether the store was marked complete. A new store is not.
+    var isComplete: Bool { get throws(ReadModelStoreError) }
+
+    /// Marks the store complete, durably (it stays complete when reopened).
+    func markComplete() throws(ReadModelStoreError)
+}

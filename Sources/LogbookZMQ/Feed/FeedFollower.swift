@@ -1,0 +1,113 @@
+public import LogbookApplication
+
+/// Follows the change feed for some topics without ever missing or repeating an event,
+/// on the thread that owns it.
+///
+/// It keeps a cursor: every event of its topics at or before the cursor has been handed
+/// out, in position order. A live message is handed out only when each subscribed topic's
+/// `previous` mark is at or before the cursor (nothing can be missing in between); a
+/// message that shows a hole, a message that cannot be read, a fresh start and an explicit
+/// `requestCatchUp()` all switch the follower to reading the log (`ReadLog`) from the
+/// cursor up to the head, page by page, before it takes live messages again. Live
+/// messages at or before the cursor are duplicates and are dropped. This also covers the
+/// slow joiner: whatever was published before the subscription took effect is read from
+/// the log.
+public struct FeedFollower: ~Copyable {
+    public static let pageSize = 2_000
+    static let maximumLiveBatch = 2_000
+
+    private let subscriber: ZMQSocket
+    private var logChannel: LogReadChannel
+    public let topics: [FeedTopic]
+    /// Every event of `topics` at or before this position has been handed out.
+    public private(set) var cursor: Int64
+    /// True while the follower reads the log rather than the live feed.
+    public private(set) var needsCatchUp = true
+    /// The log's head as the last log read reported it.
+    public private(set) var lastKnownHead: Int64 = 0
+    /// How many holes the live feed showed so far.
+    public private(set) var holesDetected = 0
+
+    /// Subscribes to `topics` on `feed` and prepares to read `log`; starts by catching up
+    /// from `cursor + 1`.
+    public init(
+        _ context: ZMQContext, feed: String, log: String, topics: [FeedTopic], cursor: Int64,
+        logTimeoutMilliseconds: Int = 3_000
+    ) throws(ZMQError) {
+        let subscriber = try ZMQSocket(context, .subscriber)
+        try subscriber.set(.receiveHighWaterMark, 1_000_000)
+        try subscriber.setMaximumMessageSize(ServerSockets.hardMessageLimit)
+        for topic in topics { try subscriber.subscribe(topic.rawValue) }
+        try subscriber.connect(feed)
+        let logChannel = try LogReadChannel(context, endpoint: log, timeoutMilliseconds: logTimeoutMilliseconds)
+        self.subscriber = subscriber
+        self.logChannel = logChannel
+        self.topics = topics
+        self.cursor = cursor
+    }
+
+    /// The subscriber socket, for the owner's poll: when it is readable, call `next()`.
+    public var readable: PollItem { subscriber.readable }
+
+    /// Makes the next `next()` read the log up to its head first (after a restart of the
+    /// worker, an idle spell, or a reader waiting for a position).
+    public mutating func requestCatchUp() {
+        needsCatchUp = true
+    }
+
+    /// Moves the cursor back to what the owner durably holds (after its write failed, or
+    /// when it switches to another store), and catches up from there.
+    public mutating func reset(cursor: Int64) {
+        self.cursor = cursor
+        needsCatchUp = true
+    }
+
+    /// The next events in position order, all after the old cursor and gap-free; the
+    /// cursor has moved to `through`. While catching up this is one page of the log;
+    /// otherwise the live messages waiting now (possibly none).
+    public mutating func next() throws(FeedFollowError) -> FeedBatch {
+        if needsCatchUp { return try readLogPage() }
+        var events: [RecordedEvent] = []
+        while events.count < Self.maximumLiveBatch {
+            let frames: [[UInt8]]?
+            do {
+                frames = try subscriber.receive(wait: false)
+            } catch {
+                throw error.isTerminated ? .stopped : .logUnavailable("feed: \(error)")
+            }
+            guard let frames else { break }
+            guard let message = FeedMessage(frames: frames) else {
+                needsCatchUp = true
+                holesDetected += 1
+                break
+            }
+            guard message.event.position > cursor else { continue }
+            guard topics.allSatisfy({ (message.previous[$0] ?? .max) <= cursor }) else {
+                needsCatchUp = true
+                holesDetected += 1
+                break
+            }
+            events.append(message.event)
+            cursor = message.event.position
+        }
+        return FeedBatch(events: events, through: cursor)
+    }
+
+    private mutating func readLogPage() throws(FeedFollowError) -> FeedBatch {
+        let page = try logChannel.read(
+            from: cursor + 1, limit: Self.pageSize, topics: topics.count == FeedTopic.allCases.count ? nil : topics)
+        lastKnownHead = page.head
+        let wanted = Set(topics.map(\.category))
+        let events = page.events.filter { $0.position > cursor && wanted.contains($0.category) }
+        cursor = max(cursor, page.next - 1, events.last?.position ?? 0)
+        if page.events.count < Self.pageSize { needsCatchUp = false }
+        return FeedBatch(events: events, through: cursor)
+    }
+}
+
+/// Events handed out by a `FeedFollower`, in position order, and the position through
+/// which nothing of its topics is missing.
+public struct FeedBatch: Sendable {
+    public var events: [RecordedEvent]
+    public var through: Int64
+}

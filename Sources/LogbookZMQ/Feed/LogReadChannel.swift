@@ -1,0 +1,98 @@
+import LogbookApplication
+import LogbookJSON
+
+/// A `ReadLog` client for one thread: a DEALER to the worker's log socket, one request at
+/// a time, with a timeout. After a timeout the socket is replaced (the Lazy Pirate way),
+/// so a late reply to an abandoned request can never be taken for a new one.
+struct LogReadChannel: ~Copyable {
+    private let context: ZMQContext
+    private let endpoint: String
+    private let timeoutMilliseconds: Int
+    private var socket: ZMQSocket
+    private var counter = 0
+
+    init(_ context: ZMQContext, endpoint: String, timeoutMilliseconds: Int) throws(ZMQError) {
+        self.context = context
+        self.endpoint = endpoint
+        self.timeoutMilliseconds = timeoutMilliseconds
+        socket = try Self.connect(context, endpoint)
+    }
+
+    private static func connect(_ context: ZMQContext, _ endpoint: String) throws(ZMQError) -> ZMQSocket {
+        let socket = try ZMQSocket(context, .dealer)
+        try socket.setMaximumMessageSize(ServerSockets.hardMessageLimit * 4)
+        try socket.connect(endpoint)
+        return socket
+    }
+
+    /// Reads one page of the log.
+    mutating func read(from: Int64, limit: Int, topics: [FeedTopic]?) throws(FeedFollowError) -> LogPage {
+        counter += 1
+        let id = "readlog-\(counter)"
+        var request: JSONObject = ["id": .string(id), "type": "ReadLog", "from": .int(Int(from)), "limit": .int(limit)]
+        if let topics { request["topics"] = .array(topics.map { .string($0.rawValue) }) }
+        do {
+            try socket.send([[], JSONWriter.bytes(.object(request))])
+            var remaining = timeoutMilliseconds
+            while remaining > 0 {
+                let started = MonotonicClock.milliseconds()
+                let ready = try ZMQPoll.wait([socket.readable], timeoutMilliseconds: remaining)
+                remaining -= Int(MonotonicClock.milliseconds() - started)
+                guard ready[0], let frames = try socket.receive(wait: false) else { continue }
+                guard let page = try Self.page(frames, id: id) else { continue }
+                return page
+            }
+            socket = try Self.connect(context, endpoint)
+            throw FeedFollowError.logUnavailable("no ReadLog reply from \(endpoint) within \(timeoutMilliseconds) ms")
+        } catch let error as ZMQError {
+            throw error.isTerminated ? .stopped : .logUnavailable(error.description)
+        } catch let error as FeedFollowError {
+            throw error
+        } catch {
+            throw .logUnavailable("\(error)")
+        }
+    }
+
+    /// The page in a reply to request `id`; nil for a reply to another request.
+    private static func page(_ frames: [[UInt8]], id: String) throws(FeedFollowError) -> LogPage? {
+        guard let body = frames.last, case .object(let reply)? = try? JSONParser.parse(body) else {
+            throw .logUnavailable("the log socket sent a reply that is not JSON")
+        }
+        guard reply["id"] == .string(id) else { return nil }
+        guard reply["ok"] == .bool(true) else {
+            let message = reply["error"]?.objectValue?["message"]?.stringValue ?? "unknown error"
+            throw .logRefused(message)
+        }
+        guard case .array(let envelopes)? = reply["events"], case .int(let next)? = reply["next"],
+            case .int(let head)? = reply["head"]
+        else { throw .logUnavailable("a ReadLog reply lacks events, next or head") }
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(envelopes.count)
+        for envelope in envelopes {
+            do {
+                events.append(try WireDecoding.recordedEvent(from: envelope))
+            } catch {
+                throw .logRefused("a ReadLog reply holds an unreadable envelope: \(error.message)")
+            }
+        }
+        return LogPage(events: events, next: Int64(next), head: Int64(head))
+    }
+}
+
+/// Why following the feed could not go on.
+public enum FeedFollowError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The log socket did not answer (in time); trying again later may work.
+    case logUnavailable(String)
+    /// The log socket answered with an error.
+    case logRefused(String)
+    /// The context was shut down.
+    case stopped
+
+    public var description: String {
+        switch self {
+        case .logUnavailable(let reason): "log unavailable: \(reason)"
+        case .logRefused(let reason): "log read refused: \(reason)"
+        case .stopped: "stopped"
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import LogbookApplication
+
+/// The query process's projection thread: follows the feed gap-free (`FeedFollower`) and
+/// applies each batch to the current generation's store together with its checkpoint;
+/// publishes how far it got and wakes the query thread. When the feed is quiet for a
+/// second it reads the log once, so a lost last message is found within a second. It also
+/// switches to a generation a rebuild finished, after catching that one up past its own
+/// position, so answers never go back in time.
+struct ProjectionLoop: ~Copyable {
+    static let idleCatchUpMilliseconds = 1_000
+    static let retryMilliseconds = 500
+
+    var follower: FeedFollower
+    var store: any ReadModelStore
+    var generation: Int
+    let state: QueryProcessState
+    let log: ProcessLog
+
+    mutating func run() {
+        publish()
+        var lastActivity = MonotonicClock.milliseconds()
+        var failing = false
+        while true {
+            do {
+                try handleRequests()
+                if !follower.needsCatchUp {
+                    let ready = try ZMQPoll.wait(
+                        [follower.readable, state.projectionWake.readable],
+                        timeoutMilliseconds: Self.idleCatchUpMilliseconds)
+                    if ready[1] { state.projectionWake.drain() }
+                    if !ready[0] {
+                        if MonotonicClock.milliseconds() - lastActivity >= Self.idleCatchUpMilliseconds {
+                            follower.requestCatchUp()
+                            lastActivity = MonotonicClock.milliseconds()
+                        }
+                        continue
+                    }
+                }
+                let batch = try follower.next()
+                try apply(batch, to: store)
+                lastActivity = MonotonicClock.milliseconds()
+                if failing {
+                    log.info("following the log again", ["position": "\(follower.cursor)"])
+                    failing = false
+                }
+                publish()
+            } catch FeedFollowError.stopped {
+                return
+            } catch let error as ZMQError where error.isTerminated {
+                return
+            } catch {
+                if !failing { log.warning("projection cannot go on; retrying", ["error": "\(error)"]) }
+                failing = true
+                follower.reset(cursor: (try? store.checkpoint()) ?? 0)
+                if (try? ZMQPoll.wait([state.projectionWake.readable], timeoutMilliseconds: Self.retryMilliseconds))
+                    == nil
+                {
+                    return
+                }
+            }
+        }
+    }
+
+    private func apply(_ batch: FeedBatch, to target: any ReadModelStore) throws {
+        guard try !batch.events.isEmpty || batch.through > target.checkpoint() else { return }
+        try target.apply(batch.events, through: batch.through)
+        state.update { $0.eventsApplied += batch.events.count }
+    }
+
+    /// Takes a catch-up request or a finished rebuild off the shared state.
+    private mutating func handleRequests() throws {
+        let (catchUp, rebuild) = state.update { snapshot in
+            defer { snapshot.catchUpRequested = false }
+            return (snapshot.catchUpRequested, snapshot.rebuild)
+        }
+        if catchUp { follower.requestCatchUp() }
+        if case .finished(let newGeneration, let newStore, _) = rebuild {
+            try switchTo(newGeneration, newStore)
+        }
+    }
+
+    /// Takes over the finished generation's store, brings it up to (at least) this loop's
+    /// position, and makes it current. The query thread then reads from it and removes
+    /// the old generation.
+    private mutating func switchTo(_ newGeneration: Int, _ newStore: any ReadModelStore) throws {
+        let reached = follower.cursor
+        follower.reset(cursor: try newStore.checkpoint())
+        while follower.needsCatchUp || follower.cursor < reached {
+            if !follower.needsCatchUp { follower.requestCatchUp() }
+            try apply(try follower.next(), to: newStore)
+        }
+        store = newStore
+        generation = newGeneration
+        state.update { $0.rebuild = .idle }
+        log.info("switched to rebuilt read models", ["generation": "\(newGeneration)", "position": "\(follower.cursor)"])
+        publish()
+    }
+
+    private func publish() {
+        let cursor = follower.cursor
+        let head = follower.lastKnownHead
+        let holes = follower.holesDetected
+        let current = generation
+        state.update { snapshot in
+            snapshot.applied = cursor
+            snapshot.head = max(snapshot.head, head, cursor)
+            snapshot.generation = current
+            snapshot.holesDetected = holes
+        }
+        state.queryWake.wake()
+    }
+}

@@ -1,0 +1,185 @@
+import LogbookApplication
+import LogbookDomain
+import LogbookJSON
+
+/// The query process's query thread: answers queries on the queries ROUTER from the
+/// current generation's reader. A query with a `minPosition` the read models have not
+/// reached waits (parked, while others are answered) until they do, asking the
+/// projection thread to catch up, or answers `timeout`. Also answers `Status` and starts
+/// a `Rebuild`.
+struct QueryLoop: ~Copyable {
+    private struct Parked {
+        let route: RoutedRequest
+        let request: QueryRequest
+        let deadline: Int64
+    }
+
+    let router: ZMQSocket
+    var reader: any ReadModelReader
+    var generation: Int
+    let generations: any ReadModelGenerations
+    let state: QueryProcessState
+    let startRebuild: () -> Void
+    let clock: any Clock
+    let log: ProcessLog
+    private var parked: [Parked] = []
+    private var answered = 0
+    private let startedAt: Int64
+
+    init(
+        router: consuming ZMQSocket, reader: any ReadModelReader, generation: Int,
+        generations: any ReadModelGenerations, state: QueryProcessState, startRebuild: @escaping () -> Void,
+        clock: any Clock, log: ProcessLog
+    ) {
+        self.router = router
+        self.reader = reader
+        self.generation = generation
+        self.generations = generations
+        self.state = state
+        self.startRebuild = startRebuild
+        self.clock = clock
+        self.log = log
+        startedAt = clock.now().millisecondsSinceEpoch
+    }
+
+    mutating func run() {
+        while true {
+            do {
+                let now = MonotonicClock.milliseconds()
+                let timeout = parked.map { max(0, Int($0.deadline - now)) }.min() ?? -1
+                let ready = try ZMQPoll.wait([router.readable, state.queryWake.readable], timeoutMilliseconds: timeout)
+                if ready[1] { state.queryWake.drain() }
+                let snapshot = state.read()
+                if snapshot.generation != generation { switchReader(to: snapshot.generation) }
+                while let frames = try router.receive(wait: false) {
+                    try serve(RoutedRequest(frames: frames), snapshot)
+                }
+                try answerParked(state.read())
+            } catch {
+                if !error.isTerminated { log.error("query loop stopped", ["error": error.description]) }
+                return
+            }
+        }
+    }
+
+    private mutating func serve(_ routed: RoutedRequest, _ snapshot: QueryProcessState.Snapshot) throws(ZMQError) {
+        guard let body = routed.body else {
+            return try send(routed, WireEncoding.failure(id: nil, ServiceError(.malformedRequest, routed.problem ?? "")))
+        }
+        let wire: WireRequest
+        do {
+            wire = try WireRequest(frame: body)
+        } catch {
+            return try send(routed, WireEncoding.failure(id: error.id, error.error))
+        }
+        switch wire.type {
+        case "Status":
+            try send(routed, WireEncoding.success(id: wire.id, ["result": status(snapshot)]))
+        case "Rebuild":
+            if case .running = snapshot.rebuild {} else { startRebuild() }
+            try send(routed, WireEncoding.success(id: wire.id, ["result": status(state.read())]))
+        default:
+            let request: QueryRequest
+            do {
+                request = try QueryRequest(wire: wire)
+            } catch {
+                return try send(routed, WireEncoding.failure(id: wire.id, error))
+            }
+            if request.minPosition <= snapshot.applied {
+                try send(routed, answer(request))
+            } else {
+                parked.append(
+                    Parked(
+                        route: routed, request: request,
+                        deadline: MonotonicClock.milliseconds() + Int64(request.timeoutMilliseconds)))
+                state.requestCatchUp()
+            }
+        }
+    }
+
+    private mutating func answerParked(_ snapshot: QueryProcessState.Snapshot) throws(ZMQError) {
+        guard !parked.isEmpty else { return }
+        let now = MonotonicClock.milliseconds()
+        var waiting: [Parked] = []
+        for entry in parked {
+            if entry.request.minPosition <= snapshot.applied {
+                try send(entry.route, answer(entry.request))
+            } else if entry.deadline <= now {
+                try send(entry.route, WireEncoding.failure(id: entry.request.id, entry.request.timedOut(at: snapshot.applied)))
+            } else {
+                waiting.append(entry)
+            }
+        }
+        parked = waiting
+    }
+
+    private mutating func answer(_ request: QueryRequest) -> JSONValue {
+        answered += 1
+        do {
+            let position = try readerCheckpoint()
+            return QueryRequest.reply(
+                id: request.id, position: position, result: try QueryHandler.answer(request.query, from: reader))
+        } catch {
+            return WireEncoding.failure(id: request.id, error)
+        }
+    }
+
+    private func readerCheckpoint() throws(ServiceError) -> Int64 {
+        do {
+            return try reader.checkpoint()
+        } catch {
+            throw ServiceError(.unavailable, "the read models cannot be read: \(error)")
+        }
+    }
+
+    private mutating func switchReader(to newGeneration: Int) {
+        do {
+            reader = try generations.openReader(generation: newGeneration)
+            let old = generation
+            generation = newGeneration
+            generations.removeAll(except: newGeneration)
+            log.info("queries now answered from rebuilt read models", ["generation": "\(newGeneration)", "old": "\(old)"])
+        } catch {
+            log.error("cannot open the rebuilt read models", ["generation": "\(newGeneration)", "error": "\(error)"])
+        }
+    }
+
+    private func status(_ snapshot: QueryProcessState.Snapshot) -> JSONValue {
+        var result: JSONObject = [
+            "role": "query",
+            "checkpoint": .int(Int(snapshot.applied)),
+            "head": .int(Int(snapshot.head)),
+            "lag": .int(Int(max(0, snapshot.head - snapshot.applied))),
+            "generation": .int(snapshot.generation),
+            "uptimeSeconds": .int(Int((clock.now().millisecondsSinceEpoch - startedAt) / 1000)),
+            "eventsApplied": .int(snapshot.eventsApplied),
+            "holesDetected": .int(snapshot.holesDetected),
+            "queriesAnswered": .int(answered),
+            "queriesWaiting": .int(parked.count),
+        ]
+        if let counts = try? reader.counts() {
+            result["readModels"] = [
+                "users": .int(counts.users), "posts": .int(counts.posts), "products": .int(counts.products),
+                "orders": .int(counts.orders),
+            ]
+        }
+        result["rebuild"] = Self.rebuildJSON(snapshot.rebuild)
+        return .object(result)
+    }
+
+    private static func rebuildJSON(_ progress: QueryProcessState.RebuildProgress) -> JSONValue {
+        switch progress {
+        case .idle: ["state": "idle"]
+        case .running(let generation, let position, let head, _):
+            ["state": "running", "generation": .int(generation), "position": .int(Int(position)), "head": .int(Int(head))]
+        case .finished(let generation, _, _): ["state": "switching", "generation": .int(generation)]
+        case .failed(let reason): ["state": "failed", "reason": .string(reason)]
+        }
+    }
+
+    private func send(_ routed: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
+        if !(try router.send(routed.reply(JSONWriter.bytes(document)), wait: false)) {
+            log.debug("query reply dropped: the client is gone or not reading")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// A dedicated thread for blocking work (libzmq, SQLite) that must never run on Swift's
+/// cooperative pool. Everything the body uses that is not `Sendable` (sockets above all)
+/// is created inside the body, on this thread. `join()` waits until the body returned.
+public final class OwnedThread: @unchecked Sendable {
+    // `finished` is only read or written with `condition` locked.
+    private let condition = NSCondition()
+    private var finished = false
+
+    /// Starts `body` at once on a new thread called `name` (visible in debuggers and `top -H`).
+    public init(name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { [self] in
+            body()
+            condition.lock()
+            finished = true
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.name = name
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    /// Blocks the calling thread until the body has returned.
+    public func join() {
+        condition.lock()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Whether the body has returned.
+    public var isFinished: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return finished
+    }
+}

@@ -1,0 +1,22 @@
+/// Where the four sockets of ARCHITECTURE §2 listen (libzmq endpoint strings).
+public struct ServiceEndpoints: Sendable, Equatable {
+    /// The worker's ROUTER for commands (and its `Status`).
+    public var commands: String
+    /// The worker's PUB socket: the change feed.
+    public var feed: String
+    /// The query process's ROUTER for queries (and its `Status`, `Rebuild`).
+    public var queries: String
+    /// The worker's ROUTER for `ReadLog`.
+    public var log: String
+
+    public static let defaults = ServiceEndpoints(
+        commands: "tcp://127.0.0.1:5555", feed: "tcp://127.0.0.1:5556", queries: "tcp://127.0.0.1:5557",
+        log: "tcp://127.0.0.1:5558")
+
+    public init(commands: String, feed: String, queries: String, log: String) {
+        self.commands = commands
+        self.feed = feed
+        self.queries = queries
+        self.log = log
+    }
+}

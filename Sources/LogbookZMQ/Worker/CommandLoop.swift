@@ -1,0 +1,108 @@
+import LogbookApplication
+import LogbookDomain
+import LogbookJSON
+
+/// The worker's command loop, on its own thread: waits for requests on the commands
+/// ROUTER, drains every request waiting (up to `maximumBatch`), decides them in arrival
+/// order against current state and appends them in one group commit (`CommandHandler`),
+/// and only then replies to each and publishes the new events in position order.
+/// A client that vanished before its reply costs nothing: its reply is dropped.
+struct CommandLoop: ~Copyable {
+    let router: ZMQSocket
+    var feed: FeedPublisher
+    let handler: CommandHandler
+    let store: any EventStore
+    let clock: any Clock
+    let log: ProcessLog
+    let maximumBatch: Int
+    private var statistics = WorkerStatistics()
+    private let startedAt: Int64
+
+    init(
+        router: consuming ZMQSocket, feed: consuming FeedPublisher, handler: CommandHandler, store: any EventStore,
+        clock: any Clock, log: ProcessLog, maximumBatch: Int
+    ) {
+        self.router = router
+        self.feed = feed
+        self.handler = handler
+        self.store = store
+        self.clock = clock
+        self.log = log
+        self.maximumBatch = maximumBatch
+        startedAt = clock.now().millisecondsSinceEpoch
+    }
+
+    /// Serves until the context is shut down.
+    mutating func run() {
+        while true {
+            do {
+                _ = try ZMQPoll.wait([router.readable], timeoutMilliseconds: -1)
+                try serveWaitingRequests()
+            } catch {
+                if !error.isTerminated { log.error("command loop stopped", ["error": error.description]) }
+                return
+            }
+        }
+    }
+
+    private mutating func serveWaitingRequests() throws(ZMQError) {
+        var commands: [(request: RoutedRequest, command: CommandRequest)] = []
+        while commands.count < maximumBatch, let frames = try router.receive(wait: false) {
+            let request = RoutedRequest(frames: frames)
+            switch classify(request) {
+            case .command(let command): commands.append((request, command))
+            case .reply(let document): try reply(request, document)
+            }
+        }
+        guard !commands.isEmpty else { return }
+        let outcomes = handler.handle(commands.map(\.command))
+        statistics.record(batchOf: outcomes)
+        var fresh: [RecordedEvent] = []
+        for ((request, command), outcome) in zip(commands, outcomes) {
+            try reply(request, WireEncoding.commandReply(id: command.commandId, outcome))
+            if case .accepted(let accepted) = outcome, !accepted.wasRetry { fresh += accepted.events }
+        }
+        fresh.sort { $0.position < $1.position }
+        statistics.published += try feed.publish(fresh)
+        if outcomes.count > 1 { log.debug("batch committed", ["commands": "\(outcomes.count)"]) }
+    }
+
+    private enum Classified {
+        case command(CommandRequest)
+        case reply(JSONValue)
+    }
+
+    private mutating func classify(_ routed: RoutedRequest) -> Classified {
+        guard let body = routed.body else {
+            statistics.recordRefusal()
+            return .reply(WireEncoding.failure(id: nil, ServiceError(.malformedRequest, routed.problem ?? "")))
+        }
+        do {
+            let request = try WireRequest(frame: body)
+            if request.type == "Status" {
+                return .reply(status(id: request.id))
+            }
+            do {
+                return .command(try CommandRequest(wire: request))
+            } catch {
+                statistics.recordRefusal()
+                return .reply(WireEncoding.failure(id: request.id, error))
+            }
+        } catch {
+            statistics.recordRefusal()
+            return .reply(WireEncoding.failure(id: error.id, error.error))
+        }
+    }
+
+    private func status(id: String) -> JSONValue {
+        let uptime = (clock.now().millisecondsSinceEpoch - startedAt) / 1000
+        let head = try? store.headPosition()
+        return WireEncoding.success(id: id, ["result": statistics.json(head: head, uptimeSeconds: uptime)])
+    }
+
+    private func reply(_ request: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
+        if !(try router.send(request.reply(JSONWriter.bytes(document)), wait: false)) {
+            log.debug("reply dropped: the client is gone or not reading")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import LogbookApplication
+import LogbookSQLite
+import LogbookZMQ
+
+/// `logbook run worker` and `logbook run query`: one long-running process that serves
+/// until SIGINT or SIGTERM, then closes its sockets and files and exits 0.
+struct RunCommand {
+    static let options: Set<String> = []
+
+    let arguments: Arguments
+    let configuration: Configuration
+    let output: StandardStreams
+
+    func run() throws(CLIError) -> ExitStatus {
+        guard arguments.positionals.count == 1, let role = arguments.positionals.first else {
+            throw .usage("expected what to run: worker or query")
+        }
+        ProcessSignals.block()
+        let log = ProcessLog(threshold: configuration.logLevel, clock: SystemClock())
+        let service: any RunnableService
+        switch role {
+        case "worker": service = try makeWorker(log: log)
+        case "query": service = try makeQuery(log: log)
+        default: throw .usage("cannot run '\(role)'; expected worker or query")
+        }
+        do {
+            try service.start()
+        } catch {
+            throw .unavailable(error.description)
+        }
+        let signal = ProcessSignals.wait()
+        log.info("stopping", ["signal": signal])
+        service.stop()
+        log.info("stopped")
+        return .success
+    }
+
+    private func makeWorker(log: ProcessLog) throws(CLIError) -> any RunnableService {
+        try configuration.ensureDataDirectory()
+        let path = configuration.eventLogPath
+        // Open once here so a bad file fails the start with a clear message.
+        do {
+            _ = try SQLiteEventStore(path: path)
+        } catch {
+            throw .unavailable(error.description)
+        }
+        do {
+            return try WorkerService(
+                endpoints: configuration.endpoints,
+                openStore: { () throws(EventStoreError) -> any EventStore in try SQLiteEventStore(path: path) },
+                clock: SystemClock(), ids: UUIDGenerator(), log: log)
+        } catch {
+            throw .unavailable(error.description)
+        }
+    }
+
+    private func makeQuery(log: ProcessLog) throws(CLIError) -> any RunnableService {
+        try configuration.ensureDataDirectory()
+        do {
+            return try QueryService(
+                endpoints: configuration.endpoints,
+                generations: SQLiteReadModelGenerations(directory: configuration.dataDirectory), clock: SystemClock(),
+                log: log)
+        } catch {
+            throw .unavailable(error.description)
+        }
+    }
+}
+
+/// A service `logbook run` can start and stop.
+protocol RunnableService {
+    func start() throws(ServiceStartError)
+    func stop()
+}
+
+extension WorkerService: RunnableService {}
+extension QueryService: RunnableService {}
