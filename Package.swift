@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookSQLite", "LogbookZMQ",
+                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookSQLite", "LogbookZMQ", "LogbookClient",
             ],
             swiftSettings: strictSettings),
 

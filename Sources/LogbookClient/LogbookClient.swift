@@ -1,1 +1,183 @@
+import FoundationEssentials
+public import LogbookApplication
+public import LogbookJSON
 import LogbookZMQ
+
+/// An async client of the Logbook servers for other Swift programs.
+///
+/// What it promises:
+/// - Any number of tasks may call it at once; their requests are in flight together
+///   (pipelined) and each gets the reply whose `id` matches its own.
+/// - No call blocks Swift's cooperative pool: one thread of the client's own owns its
+///   sockets (one DEALER per server it used) and waits on them.
+/// - Each attempt of a request has `timeout`; a request that timed out is sent again with
+///   the same id on a fresh socket, at most `attempts` times in all, then fails with
+///   `LogbookClientError.timedOut`. The worker treats a repeated command id as a retry and
+///   answers with the first outcome, so retried commands are never applied twice; a reply
+///   from an abandoned socket is never read.
+/// - Cancelling the calling task fails its request at once with `.cancelled`.
+/// - `close()` (or the last reference going away) fails what is still waiting with
+///   `.closed`, closes the sockets and ends the thread; later requests fail with `.closed`.
+public final class LogbookClient: Sendable {
+    public let endpoints: ClientEndpoints
+    /// How long one attempt of a request waits for its reply.
+    public let timeout: Duration
+    /// How many times a request is sent before it fails with `timedOut` (1 or more).
+    public let attempts: Int
+    private let core: ClientCore
+    private let thread: OwnedThread
+
+    /// Starts the client's thread; sockets are opened (and connected) on first use of
+    /// each server, so no server needs to be up yet.
+    public init(
+        endpoints: ClientEndpoints = ClientEndpoints(), timeout: Duration = .seconds(5), attempts: Int = 3
+    ) throws(LogbookClientError) {
+        precondition(attempts >= 1, "a request needs at least one attempt")
+        precondition(timeout > .zero, "the timeout must be positive")
+        let core: ClientCore
+        do {
+            core = try ClientCore(endpoints: endpoints, timeout: timeout, attempts: attempts)
+        } catch {
+            throw .transport("\(error)")
+        }
+        self.endpoints = endpoints
+        self.timeout = timeout
+        self.attempts = attempts
+        self.core = core
+        thread = OwnedThread(name: "logbook-client") { RequestLoop(core: core).run() }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Fails every waiting request with `.closed`, closes the sockets and returns once the
+    /// client's thread has ended (at most one turn of its loop, never a network wait).
+    /// Idempotent.
+    public func close() {
+        core.close()
+        thread.join()
+    }
+
+    /// A fresh request or command id: a lowercased UUID.
+    public static func newId() -> String {
+        UUID().uuidString.lowercased()
+    }
+
+    /// Sends one request document to `server` and returns its reply document unchanged,
+    /// whether `ok` is true or false (a CLI prints it verbatim).
+    ///
+    /// `document` must carry a string `"id"`, unique among this client's requests to that
+    /// server that are still waiting; the reply is the one echoing it.
+    public func request(_ server: ServerEndpoint, _ document: JSONObject) async throws(LogbookClientError)
+        -> JSONObject
+    {
+        guard case .string(let id)? = document["id"], !id.isEmpty else {
+            throw .invalidRequest("the document needs a non-empty string \"id\"")
+        }
+        return try await core.submit(server, id: id, frame: JSONWriter.bytes(.object(document))).get()
+    }
+
+    /// Sends a command and returns the events the worker recorded for it.
+    ///
+    /// `commandId` identifies the command: sending the same id again (after a timeout, for
+    /// instance) returns the first outcome and appends nothing. Throws `.rejected` with the
+    /// worker's code when the command is refused.
+    public func send(
+        type: String, data: JSONObject, commandId: String = LogbookClient.newId(),
+        expectedVersion: ExpectedVersion? = nil, correlationId: String? = nil, causationId: String? = nil
+    ) async throws(LogbookClientError) -> CommandReceipt {
+        var document: JSONObject = ["id": .string(commandId), "type": .string(type), "data": .object(data)]
+        switch expectedVersion {
+        case nil: break
+        case .any?: document["expectedVersion"] = "any"
+        case .noStream?: document["expectedVersion"] = "noStream"
+        case .exactly(let version)?: document["expectedVersion"] = .int(version)
+        }
+        var metadata = JSONObject()
+        metadata["correlationId"] = correlationId.map(JSONValue.string)
+        metadata["causationId"] = causationId.map(JSONValue.string)
+        if metadata.count > 0 { document["metadata"] = .object(metadata) }
+
+        let reply = try Reply(try await request(.commands, document))
+        return CommandReceipt(position: try reply.int64("position"), events: try reply.events("events"))
+    }
+
+    /// Asks the query process. With `minPosition` the answer reflects at least that log
+    /// position (read-your-writes), or the server answers `timeout` after `timeoutMs`.
+    public func query(type: String, data: JSONObject = [:], minPosition: Int64? = nil, timeoutMs: Int? = nil)
+        async throws(LogbookClientError) -> QueryAnswer
+    {
+        var document: JSONObject = ["id": .string(Self.newId()), "type": .string(type), "data": .object(data)]
+        document["minPosition"] = minPosition.map { .int(Int($0)) }
+        document["timeoutMs"] = timeoutMs.map(JSONValue.int)
+        let reply = try Reply(try await request(.queries, document))
+        guard let result = reply.object["result"] else { throw .malformedReply("the query reply has no \"result\"") }
+        return QueryAnswer(position: try reply.int64("position"), result: result)
+    }
+
+    /// Reads one page of the log from position `from`, optionally only some topics
+    /// (`users`, `posts`, `products`, `orders`).
+    public func readLog(from position: Int64, limit: Int? = nil, topics: [String]? = nil)
+        async throws(LogbookClientError) -> LogPage
+    {
+        var document: JSONObject = ["id": .string(Self.newId()), "type": "ReadLog", "from": .int(Int(position))]
+        document["limit"] = limit.map(JSONValue.int)
+        document["topics"] = topics.map { .array($0.map(JSONValue.string)) }
+        let reply = try Reply(try await request(.log, document))
+        return LogPage(events: try reply.events("events"), next: try reply.int64("next"), head: try reply.int64("head"))
+    }
+
+    /// The `result` object of a server's `Status` (the commands or the queries server).
+    public func status(of server: ServerEndpoint) async throws(LogbookClientError) -> JSONObject {
+        let reply = try Reply(try await request(server, ["id": .string(Self.newId()), "type": "Status"]))
+        guard case .object(let result)? = reply.object["result"] else {
+            throw .malformedReply("the status reply has no \"result\" object")
+        }
+        return result
+    }
+
+    // MARK: - Subscriptions (placeholder)
+    //
+    // `public func subscribe(topics: [FeedTopic], from position: Int64) -> AsyncThrowingStream<RecordedEvent, any Error>`
+    // goes here. It wraps the gap-detecting `FeedFollower` (Sources/LogbookZMQ/Feed), which
+    // owns the SUB socket on `endpoints.feed` and reads holes from `endpoints.log`: the
+    // follower runs on an `OwnedThread` of its own (its sockets made there), yields each
+    // batch into the stream, and stops when the stream's consumer goes away. No feed
+    // logic lives in this client until then.
+}
+
+/// A reply document read by the typed calls: `ok: false` becomes `.rejected`.
+private struct Reply {
+    let object: JSONObject
+
+    init(_ object: JSONObject) throws(LogbookClientError) {
+        guard case .bool(let ok)? = object["ok"] else { throw .malformedReply("the reply has no boolean \"ok\"") }
+        guard ok else {
+            guard case .object(let error)? = object["error"], case .string(let code)? = error["code"],
+                case .string(let message)? = error["message"]
+            else { throw .malformedReply("a failure reply needs \"error\": {\"code\", \"message\"}") }
+            throw .rejected(ServiceErrorReply(code: code, message: message, details: error["details"]))
+        }
+        self.object = object
+    }
+
+    func int64(_ key: String) throws(LogbookClientError) -> Int64 {
+        guard case .int(let value)? = object[key] else { throw .malformedReply("\"\(key)\" must be an integer") }
+        return Int64(value)
+    }
+
+    func events(_ key: String) throws(LogbookClientError) -> [RecordedEvent] {
+        guard case .array(let envelopes)? = object[key] else { throw .malformedReply("\"\(key)\" must be an array") }
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(envelopes.count)
+        for (index, envelope) in envelopes.enumerated() {
+            do {
+                events.append(try WireDecoding.recordedEvent(from: envelope))
+            } catch {
+                throw .malformedReply("\(key)[\(index)]: \(error.message)")
+            }
+        }
+        return events
+    }
+}

@@ -27,6 +27,11 @@ struct LogbookCommandLine {
         case "replay": return runCommand(ReplayCommand.self, named: command, rest)
         case "verify": return runCommand(VerifyCommand.self, named: command, rest)
         case "run": return runCommand(RunCommand.self, named: command, rest)
+        case "up": return runCommand(UpCommand.self, named: command, rest)
+        case "subscribe": return runCommand(SubscribeCommand.self, named: command, rest)
+        case "query": return runCommand(QueryCommand.self, named: command, rest)
+        case "status": return runCommand(StatusCommand.self, named: command, rest)
+        case "rebuild": return runCommand(RebuildCommand.self, named: command, rest)
         default:
             output.error("unknown command '\(command)'; run 'logbook help' for the list")
             return .usage
@@ -66,6 +71,11 @@ extension SendCommand: Subcommand {}
 extension ReplayCommand: Subcommand {}
 extension VerifyCommand: Subcommand {}
 extension RunCommand: Subcommand {}
+extension UpCommand: Subcommand {}
+extension SubscribeCommand: Subcommand {}
+extension QueryCommand: Subcommand {}
+extension StatusCommand: Subcommand {}
+extension RebuildCommand: Subcommand {}
 
 /// A failure that ends a command, with the exit status it deserves.
 struct CLIError: Error {

@@ -1,27 +1,35 @@
 import Glibc
 
-/// SIGINT and SIGTERM, taken out of asynchronous delivery so the main thread can wait for
-/// them: block them before any other thread starts (threads inherit the mask), then `wait()`.
+/// SIGINT and SIGTERM (and whatever else a command asks for), taken out of asynchronous
+/// delivery so the main thread can wait for them: block them before any other thread
+/// starts (threads inherit the mask), then `wait()`.
 enum ProcessSignals {
-    private static func stopSignals() -> sigset_t {
+    private static func signals(_ extra: [Int32]) -> sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
+        for signal in [SIGINT, SIGTERM] + extra { sigaddset(&set, signal) }
         return set
     }
 
-    /// Blocks SIGINT and SIGTERM for this thread and every thread it starts from now on.
-    static func block() {
-        var set = stopSignals()
+    /// Blocks SIGINT, SIGTERM and `extra` for this thread and every thread it starts from now on.
+    static func block(including extra: [Int32] = []) {
+        var set = signals(extra)
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
-    /// Waits until SIGINT or SIGTERM arrives; returns its name.
-    static func wait() -> String {
-        var set = stopSignals()
+    /// Waits until one of the blocked signals arrives; returns it.
+    static func wait(including extra: [Int32] = []) -> Int32 {
+        var set = signals(extra)
         var received: Int32 = 0
         while sigwait(&set, &received) != 0 {}
-        return received == SIGINT ? "SIGINT" : "SIGTERM"
+        return received
+    }
+
+    static func name(_ signal: Int32) -> String {
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        default: "signal \(signal)"
+        }
     }
 }

@@ -1,12 +1,13 @@
 import LogbookApplication
 import LogbookJSON
-import LogbookSQLite
+import LogbookZMQ
 
-/// `logbook replay`: prints the log from a position as JSON lines, one envelope a line,
-/// in position order, for any consumer to rebuild what it derives.
+/// `logbook replay`: prints the log from a position as JSON lines, one envelope a line, in
+/// position order, read page by page from the worker's log socket (`ReadLog`), for any
+/// consumer to rebuild what it derives. Stops at the head as it was when it got there.
 struct ReplayCommand {
     static let options: Set<String> = ["from", "limit", "topics"]
-    static let pageSize = 1_000
+    static let pageSize = 5_000
 
     let arguments: Arguments
     let configuration: Configuration
@@ -14,48 +15,29 @@ struct ReplayCommand {
 
     func run() throws(CLIError) -> ExitStatus {
         guard arguments.positionals.isEmpty else { throw .usage("replay takes no positional arguments") }
-        let from = Int64(try arguments.integer("from", in: 1...Int.max) ?? 1)
-        let limit = try arguments.integer("limit", in: 1...Int.max)
-        let categories = try topics()
-        let store = try configuration.openEventLog(create: false)
-
-        var remaining = limit ?? Int.max
+        var next = Int64(try arguments.integer("from", in: 1...Int.max) ?? 1)
+        var remaining = try arguments.integer("limit", in: 1...Int.max) ?? Int.max
+        let topics = try arguments.options["topics"].map { words throws(CLIError) in try TopicList.parse([words]) }
         do {
-            try store.forEachPage(fromPosition: from, categories: categories, pageSize: Self.pageSize) {
-                page throws(CLIError) in
+            let context = try ZMQContext()
+            var channel = try LogReadChannel(context, endpoint: configuration.endpoints.log, timeoutMilliseconds: 10_000)
+            while remaining > 0 {
+                let page = try channel.read(from: next, limit: min(Self.pageSize, remaining), topics: topics)
                 var bytes: [UInt8] = []
-                for event in page.prefix(remaining) {
-                    do {
-                        JSONWriter.write(try WireEncoding.envelope(event), into: &bytes)
-                    } catch {
-                        throw CLIError(status: .unavailable, message: "position \(event.position): \(error)")
-                    }
+                for event in page.events.prefix(remaining) {
+                    JSONWriter.write(try WireEncoding.envelope(event), into: &bytes)
                     bytes.append(UInt8(ascii: "\n"))
                 }
                 output.out(bytes: bytes)
-                remaining -= min(page.count, remaining)
-                return remaining > 0
+                remaining -= min(remaining, page.events.count)
+                if page.events.isEmpty || page.next > page.head { break }
+                next = page.next
             }
+        } catch let error as CLIError {
+            throw error
         } catch {
-            switch error {
-            case .store(let failure): throw .unavailable(failure.description)
-            case .body(let failure): throw failure
-            }
+            throw .unavailable("\(error)")
         }
         return .success
-    }
-
-    /// `--topics users,orders` as the categories to read; nil for all.
-    private func topics() throws(CLIError) -> Set<String>? {
-        guard let list = arguments.options["topics"] else { return nil }
-        var categories = Set<String>()
-        for name in list.split(separator: ",") {
-            guard let topic = FeedTopic(rawValue: String(name)) else {
-                let known = FeedTopic.allCases.map(\.rawValue).joined(separator: ", ")
-                throw .usage("unknown topic '\(name)' (known: \(known))")
-            }
-            categories.insert(topic.category)
-        }
-        return categories
     }
 }

@@ -16,7 +16,7 @@ struct RunCommand {
             throw .usage("expected what to run: worker or query")
         }
         ProcessSignals.block()
-        let log = ProcessLog(threshold: configuration.logLevel, clock: SystemClock())
+        let log = ProcessLog(process: role, threshold: configuration.logLevel, clock: SystemClock())
         let service: any RunnableService
         switch role {
         case "worker": service = try makeWorker(log: log)
@@ -29,7 +29,7 @@ struct RunCommand {
             throw .unavailable(error.description)
         }
         let signal = ProcessSignals.wait()
-        log.info("stopping", ["signal": signal])
+        log.info("stopping", ["signal": ProcessSignals.name(signal)])
         service.stop()
         log.info("stopped")
         return .success

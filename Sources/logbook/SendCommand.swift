@@ -1,13 +1,13 @@
 import Foundation
-import LogbookApplication
+import LogbookClient
 import LogbookJSON
 
-/// `logbook send TYPE DATA`: runs one command against the event log and prints the reply
-/// exactly as the wire contract shapes it. Until the bus lands it runs in-process on the
-/// SQLite log of the data directory; a log that cannot be opened is not a reply but a
-/// failure of the command line (one line on stderr, exit status 3).
+/// `logbook send TYPE DATA`: sends one command to the worker and prints its reply exactly
+/// as it came: `{"id","ok":true,"position","events"}` or `{"id","ok":false,"error"}`.
+/// Exit 0 for ok, 1 for an error reply, 3 when no reply came.
 struct SendCommand {
-    static let options: Set<String> = ["id", "expected-version", "correlation-id", "causation-id"]
+    static let options = Set(["id", "expected-version", "correlation-id", "causation-id"]).union(
+        ClientSession.options)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -17,45 +17,39 @@ struct SendCommand {
         guard arguments.positionals.count == 2 else {
             throw .usage("expected a command type and its JSON data, e.g. send AddProduct '{\"productId\":\"p1\", …}'")
         }
-        let type = arguments.positionals[0]
-        let id = arguments.options["id"] ?? UUID().uuidString.lowercased()
-        let dataText = try readData(arguments.positionals[1])
-        let store = try configuration.openEventLog(create: true)
-        let reply = reply(id: id, type: type, dataText: dataText, store: store)
-        output.out(JSONWriter.string(reply))
-        return reply.objectValue?["ok"] == .bool(true) ? .success : .errorReply
-    }
-
-    private func reply(id: String, type: String, dataText: String, store: any EventStore) -> JSONValue {
-        let data: JSONValue
-        do {
-            data = try JSONParser.parse(dataText)
-        } catch {
-            return WireEncoding.failure(id: id, ServiceError(.malformedRequest, "data is not valid JSON: \(error)"))
+        var document: JSONObject = [
+            "id": .string(arguments.options["id"] ?? UUID().uuidString.lowercased()),
+            "type": .string(arguments.positionals[0]),
+            "data": try JSONArgument.read(arguments.positionals[1], name: "DATA"),
+        ]
+        if let expected = arguments.options["expected-version"] {
+            document["expectedVersion"] = Int(expected).map(JSONValue.int) ?? .string(expected)
         }
-        let expected: ExpectedVersion
-        do {
-            expected = try ExpectedVersion(json: arguments.options["expected-version"].map(Self.expectedVersionJSON))
-        } catch {
-            return WireEncoding.failure(id: id, error)
+        var metadata = JSONObject()
+        metadata["correlationId"] = arguments.options["correlation-id"].map(JSONValue.string)
+        metadata["causationId"] = arguments.options["causation-id"].map(JSONValue.string)
+        if metadata.count > 0 { document["metadata"] = .object(metadata) }
+
+        let session = try ClientSession(arguments: arguments, configuration: configuration)
+        let reply = try session.request(.commands, document)
+        output.out(JSONWriter.string(.object(reply)))
+        return reply.isOK ? .success : .errorReply
+    }
+}
+
+/// A JSON document given on the command line, or on standard input when it is `-`.
+enum JSONArgument {
+    static func read(_ argument: String, name: String) throws(CLIError) -> JSONValue {
+        var text = argument
+        if argument == "-" {
+            let bytes = FileHandle.standardInput.readDataToEndOfFile()
+            guard let input = String(data: bytes, encoding: .utf8) else { throw .usage("standard input is not UTF-8") }
+            text = input
         }
-        let handler = CommandHandler(store: store, clock: SystemClock(), ids: UUIDGenerator())
-        let request = CommandRequest(
-            commandId: id, type: type, data: data, expectedVersion: expected,
-            correlationId: arguments.options["correlation-id"], causationId: arguments.options["causation-id"])
-        return WireEncoding.commandReply(id: id, handler.handle(request))
-    }
-
-    /// `--expected-version 3`, `any` or `noStream`, as the JSON value the wire would carry.
-    private static func expectedVersionJSON(_ text: String) -> JSONValue {
-        Int(text).map(JSONValue.int) ?? .string(text)
-    }
-
-    /// The JSON data, or standard input when it is `-`.
-    private func readData(_ argument: String) throws(CLIError) -> String {
-        guard argument == "-" else { return argument }
-        let bytes = FileHandle.standardInput.readDataToEndOfFile()
-        guard let text = String(data: bytes, encoding: .utf8) else { throw .usage("standard input is not UTF-8") }
-        return text
+        do {
+            return try JSONParser.parse(text)
+        } catch {
+            throw .usage("\(name) is not valid JSON: \(error)")
+        }
     }
 }

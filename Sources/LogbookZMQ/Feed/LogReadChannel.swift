@@ -1,17 +1,17 @@
-import LogbookApplication
+public import LogbookApplication
 import LogbookJSON
 
 /// A `ReadLog` client for one thread: a DEALER to the worker's log socket, one request at
 /// a time, with a timeout. After a timeout the socket is replaced (the Lazy Pirate way),
 /// so a late reply to an abandoned request can never be taken for a new one.
-struct LogReadChannel: ~Copyable {
+public struct LogReadChannel: ~Copyable {
     private let context: ZMQContext
     private let endpoint: String
     private let timeoutMilliseconds: Int
     private var socket: ZMQSocket
     private var counter = 0
 
-    init(_ context: ZMQContext, endpoint: String, timeoutMilliseconds: Int) throws(ZMQError) {
+    public init(_ context: ZMQContext, endpoint: String, timeoutMilliseconds: Int) throws(ZMQError) {
         self.context = context
         self.endpoint = endpoint
         self.timeoutMilliseconds = timeoutMilliseconds
@@ -26,7 +26,7 @@ struct LogReadChannel: ~Copyable {
     }
 
     /// Reads one page of the log.
-    mutating func read(from: Int64, limit: Int, topics: [FeedTopic]?) throws(FeedFollowError) -> LogPage {
+    public mutating func read(from: Int64, limit: Int, topics: [FeedTopic]?) throws(FeedFollowError) -> LogPage {
         counter += 1
         let id = "readlog-\(counter)"
         var request: JSONObject = ["id": .string(id), "type": "ReadLog", "from": .int(Int(from)), "limit": .int(limit)]

@@ -2,7 +2,8 @@ import Glibc
 public import LogbookApplication
 import LogbookDomain
 
-/// One line per notable event on standard error, in logfmt: `time=… level=… msg="…" key=value …`.
+/// One line per notable event on standard error, in logfmt:
+/// `time=… level=… process=… msg="…" key=value …`.
 /// Lines below the chosen level are dropped, so the default `info` level says nothing per
 /// command. Each line is one `write(2)`, so lines from several threads never interleave.
 public struct ProcessLog: Sendable {
@@ -28,15 +29,18 @@ public struct ProcessLog: Sendable {
     }
 
     public let threshold: Level
+    /// Which process writes (`worker`, `query`), so the lines of `logbook up` can be told apart.
+    public let process: String
     private let clock: any Clock
     private let fileDescriptor: Int32
 
     /// A log of lines at `threshold` or above, stamped by `clock`, written to standard error.
-    public init(threshold: Level = .info, clock: any Clock) {
-        self.init(threshold: threshold, clock: clock, fileDescriptor: 2)
+    public init(process: String, threshold: Level = .info, clock: any Clock) {
+        self.init(process: process, threshold: threshold, clock: clock, fileDescriptor: 2)
     }
 
-    init(threshold: Level, clock: any Clock, fileDescriptor: Int32) {
+    init(process: String, threshold: Level, clock: any Clock, fileDescriptor: Int32) {
+        self.process = process
         self.threshold = threshold
         self.clock = clock
         self.fileDescriptor = fileDescriptor
@@ -60,7 +64,7 @@ public struct ProcessLog: Sendable {
 
     public func write(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, String>) {
         guard level >= threshold else { return }
-        var line = "time=\(clock.now().rfc3339) level=\(level.name) msg=\(Self.quoted(message))"
+        var line = "time=\(clock.now().rfc3339) level=\(level.name) process=\(process) msg=\(Self.quoted(message))"
         for (key, value) in fields {
             line += " \(key)=\(Self.quoted(value))"
         }

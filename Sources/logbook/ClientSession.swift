@@ -1,0 +1,64 @@
+import Dispatch
+import LogbookClient
+import LogbookJSON
+import LogbookZMQ
+import Synchronization
+
+/// A `LogbookClient` for one client command, with the configuration's endpoints, and a way
+/// for the synchronous command line to wait for its answers: the main thread blocks on a
+/// semaphore (it is not one of Swift concurrency's pool threads) while the client's own
+/// thread does the socket work.
+struct ClientSession {
+    static let options: Set<String> = ["timeout-ms", "attempts"]
+
+    let client: LogbookClient
+
+    init(arguments: Arguments, configuration: Configuration) throws(CLIError) {
+        let timeout = try arguments.integer("timeout-ms", in: 1...600_000) ?? 5_000
+        let attempts = try arguments.integer("attempts", in: 1...100) ?? 3
+        let endpoints = configuration.endpoints
+        do {
+            client = try LogbookClient(
+                endpoints: ClientEndpoints(
+                    commands: endpoints.commands, queries: endpoints.queries, log: endpoints.log, feed: endpoints.feed),
+                timeout: .milliseconds(timeout), attempts: attempts)
+        } catch {
+            throw .unavailable("cannot start the client: \(error)")
+        }
+    }
+
+    /// Sends `document` and waits for the reply; a reply that never comes is a failure of
+    /// the command line (exit 3), an error reply is not.
+    func request(_ server: ServerEndpoint, _ document: JSONObject) throws(CLIError) -> JSONObject {
+        let client = self.client
+        let result = Self.wait { () async -> Result<JSONObject, LogbookClientError> in
+            do throws(LogbookClientError) {
+                return .success(try await client.request(server, document))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let reply): return reply
+        case .failure(let error): throw .unavailable("\(server) (\(client.endpoints.address(of: server))): \(error)")
+        }
+    }
+
+    /// Runs `body` on Swift concurrency's pool and blocks this (non-pool) thread until it ends.
+    static func wait<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        let box = Mutex<T?>(nil)
+        Task {
+            let value = await body()
+            box.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return box.withLock { $0 }!
+    }
+}
+
+extension JSONObject {
+    /// Whether a reply document says `"ok": true`.
+    var isOK: Bool { self["ok"] == .bool(true) }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Glibc
+import LogbookClient
+import LogbookJSON
+
+/// `logbook rebuild`: asks the query process to rebuild its read models from position 1
+/// (queries keep being answered from the old ones meanwhile), follows its progress through
+/// `Status` (a progress bar on stderr when that is a terminal), and prints
+/// `{"ok":true,"generation","position","seconds"}` once the process has switched over.
+struct RebuildCommand {
+    static let options: Set<String> = ClientSession.options
+    static let pollMilliseconds: UInt32 = 100
+
+    let arguments: Arguments
+    let configuration: Configuration
+    let output: StandardStreams
+
+    func run() throws(CLIError) -> ExitStatus {
+        guard arguments.positionals.isEmpty else { throw .usage("rebuild takes no positional arguments") }
+        let session = try ClientSession(arguments: arguments, configuration: configuration)
+        let started = Date()
+        let before = try status(session)
+        let oldGeneration = before["generation"]?.intValue ?? 0
+        let reply = try session.request(.queries, ["id": .string(UUID().uuidString), "type": "Rebuild"])
+        guard reply.isOK else {
+            output.out(JSONWriter.string(.object(reply)))
+            return .errorReply
+        }
+        let bar = isatty(2) == 1 ? ProgressBar() : nil
+        while true {
+            let now = try status(session)
+            let rebuild = now["rebuild"]?.objectValue ?? JSONObject()
+            let generation = now["generation"]?.intValue ?? 0
+            switch rebuild["state"]?.stringValue {
+            case "failed":
+                bar?.finish()
+                let reason = rebuild["reason"]?.stringValue ?? "unknown reason"
+                output.out(JSONWriter.string(["ok": false, "error": ["code": "internal", "message": .string(reason)]]))
+                return .errorReply
+            case "idle" where generation > oldGeneration:
+                bar?.finish()
+                let seconds = (Date().timeIntervalSince(started) * 100).rounded() / 100
+                output.out(
+                    JSONWriter.string([
+                        "ok": true, "generation": .int(generation), "position": now["checkpoint"] ?? .null,
+                        "seconds": .double(seconds),
+                    ]))
+                return .success
+            default:
+                bar?.show(position: rebuild["position"]?.intValue ?? 0, of: rebuild["head"]?.intValue ?? 0)
+                usleep(Self.pollMilliseconds * 1000)
+            }
+        }
+    }
+
+    private func status(_ session: ClientSession) throws(CLIError) -> JSONObject {
+        let reply = try session.request(.queries, ["id": .string(UUID().uuidString), "type": "Status"])
+        guard reply.isOK, case .object(let result)? = reply["result"] else {
+            throw .unavailable("the query process did not report its status: \(JSONWriter.string(.object(reply)))")
+        }
+        return result
+    }
+}
+
+/// A one-line progress bar on standard error, redrawn in place.
+struct ProgressBar {
+    static let width = 40
+
+    func show(position: Int, of total: Int) {
+        let fraction = total > 0 ? min(1, Double(position) / Double(total)) : 0
+        let filled = Int(fraction * Double(Self.width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: Self.width - filled)
+        FileHandle.standardError.write(Data("\rrebuilding [\(bar)] \(position)/\(total) events".utf8))
+    }
+
+    func finish() {
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+}

@@ -1,0 +1,72 @@
+import LogbookApplication
+import LogbookJSON
+import LogbookZMQ
+
+/// `logbook subscribe [TOPICS] [--from N] [--limit N]`: prints the change feed as JSON
+/// lines (event envelopes, as `replay` prints them), in position order, with no hole and
+/// no repeat: it fills whatever the feed dropped from the log before printing anything
+/// newer. `--from N` starts at position N (resume with the last position printed + 1);
+/// without it, it starts at the log's head.
+struct SubscribeCommand {
+    static let options: Set<String> = ["from", "limit"]
+    static let idleCatchUpMilliseconds = 1_000
+
+    let arguments: Arguments
+    let configuration: Configuration
+    let output: StandardStreams
+
+    func run() throws(CLIError) -> ExitStatus {
+        let topics = try TopicList.parse(arguments.positionals)
+        let from = try arguments.integer("from", in: 1...Int.max)
+        var remaining = try arguments.integer("limit", in: 1...Int.max) ?? Int.max
+        let endpoints = configuration.endpoints
+        do {
+            let context = try ZMQContext()
+            let start = try from.map { Int64($0) - 1 } ?? Self.head(context, endpoints.log)
+            var follower = try FeedFollower(
+                context, feed: endpoints.feed, log: endpoints.log, topics: topics, cursor: start)
+            var idleSince = MonotonicClock.milliseconds()
+            while remaining > 0 {
+                if !follower.needsCatchUp {
+                    let ready = try ZMQPoll.wait([follower.readable], timeoutMilliseconds: Self.idleCatchUpMilliseconds)
+                    if !ready[0] {
+                        if MonotonicClock.milliseconds() - idleSince >= Self.idleCatchUpMilliseconds {
+                            follower.requestCatchUp()
+                            idleSince = MonotonicClock.milliseconds()
+                        }
+                        continue
+                    }
+                }
+                let batch = try follower.next()
+                if !batch.events.isEmpty { idleSince = MonotonicClock.milliseconds() }
+                try print(batch.events.prefix(remaining))
+                remaining -= min(remaining, batch.events.count)
+            }
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw .unavailable("\(error)")
+        }
+        return .success
+    }
+
+    /// The log's head, asked of the log socket.
+    private static func head(_ context: ZMQContext, _ endpoint: String) throws -> Int64 {
+        var channel = try LogReadChannel(context, endpoint: endpoint, timeoutMilliseconds: 5_000)
+        return try channel.read(from: 1, limit: 1, topics: nil).head
+    }
+
+    private func print(_ events: ArraySlice<RecordedEvent>) throws(CLIError) {
+        guard !events.isEmpty else { return }
+        var bytes: [UInt8] = []
+        for event in events {
+            do {
+                JSONWriter.write(try WireEncoding.envelope(event), into: &bytes)
+            } catch {
+                throw .unavailable("position \(event.position): \(error)")
+            }
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        output.out(bytes: bytes)
+    }
+}

@@ -1,0 +1,86 @@
+import Glibc
+
+/// `logbook up`: runs a worker and a query process as children (for development), both
+/// with this command's settings and its stdout and stderr. SIGINT or SIGTERM stops both;
+/// if either child ends on its own, the other is stopped too and `up` fails.
+struct UpCommand {
+    static let options: Set<String> = []
+
+    let arguments: Arguments
+    let configuration: Configuration
+    let output: StandardStreams
+
+    func run() throws(CLIError) -> ExitStatus {
+        guard arguments.positionals.isEmpty else { throw .usage("up takes no positional arguments") }
+        ProcessSignals.block(including: [SIGCHLD])
+        let executable = try Self.ownExecutable()
+        var children: [(role: String, pid: pid_t)] = []
+        for role in ["worker", "query"] {
+            do {
+                children.append((role, try Self.spawn(executable, ["run", role] + configuration.childArguments)))
+            } catch {
+                Self.stop(children)
+                throw error
+            }
+        }
+        var status = ExitStatus.success
+        while !children.isEmpty {
+            let signal = ProcessSignals.wait(including: [SIGCHLD])
+            if signal != SIGCHLD {
+                Self.stop(children)
+                break
+            }
+            var code: Int32 = 0
+            while case let pid = waitpid(-1, &code, WNOHANG), pid > 0 {
+                guard let index = children.firstIndex(where: { $0.pid == pid }) else { continue }
+                let role = children.remove(at: index).role
+                output.error("up: the \(role) process ended (\(Self.describe(code))); stopping the rest")
+                status = .unavailable
+                Self.stop(children)
+                children.removeAll()
+            }
+        }
+        return status
+    }
+
+    /// Sends SIGTERM to each child and waits for it.
+    private static func stop(_ children: [(role: String, pid: pid_t)]) {
+        for child in children { kill(child.pid, SIGTERM) }
+        for child in children {
+            var code: Int32 = 0
+            while waitpid(child.pid, &code, 0) < 0 && errno == EINTR {}
+        }
+    }
+
+    private static func describe(_ code: Int32) -> String {
+        let signal = code & 0x7f
+        return signal == 0 ? "exit status \((code >> 8) & 0xff)" : "signal \(signal)"
+    }
+
+    private static func ownExecutable() throws(CLIError) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { throw .unavailable("cannot find the logbook executable (/proc/self/exe)") }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func spawn(_ executable: String, _ arguments: [String]) throws(CLIError) -> pid_t {
+        let argv = ([executable] + arguments).map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // The children start with no signal blocked, as if started from a shell.
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var pid: pid_t = 0
+        var terminated = argv + [nil]
+        let result = terminated.withUnsafeMutableBufferPointer { pointers in
+            posix_spawn(&pid, executable, nil, &attributes, pointers.baseAddress!, environ)
+        }
+        guard result == 0 else { throw .unavailable("cannot start \(arguments.joined(separator: " ")): errno \(result)") }
+        return pid
+    }
+}

@@ -1,0 +1,132 @@
+import LogbookApplication
+import LogbookDomain
+
+/// Domain events built from plain values, so tests say only what matters.
+enum Events {
+    static func registered(
+        _ id: String, name: String = "Ann", email: String? = nil, gender: Gender = .unknown, birthday: String? = nil,
+        subscription: Subscription = .free
+    ) throws -> DomainEvent {
+        .user(
+            .registered(
+                UserRegistered(
+                    userId: try UserId(id), name: try PersonName(name), email: try EmailAddress(email ?? "\(id)@example.com"),
+                    gender: gender, birthday: try birthday.map { raw throws in try Birthday(recorded: raw) },
+                    subscription: subscription)))
+    }
+
+    static func profileUpdated(
+        _ id: String, name: String? = nil, email: String? = nil, gender: Gender? = nil, birthday: String? = nil
+    ) throws -> DomainEvent {
+        .user(
+            .profileUpdated(
+                UserProfileUpdated(
+                    userId: try UserId(id), name: try name.map { raw throws in try PersonName(raw) },
+                    email: try email.map { raw throws in try EmailAddress(raw) }, gender: gender,
+                    birthday: try birthday.map { raw throws in try Birthday(recorded: raw) })))
+    }
+
+    static func subscriptionChanged(_ id: String, from: Subscription, to: Subscription) throws -> DomainEvent {
+        .user(.subscriptionChanged(SubscriptionChanged(userId: try UserId(id), from: from, to: to)))
+    }
+
+    static func userDeleted(_ id: String) throws -> DomainEvent {
+        .user(.deleted(UserDeleted(userId: try UserId(id))))
+    }
+
+    static func emailClaimed(_ email: String, by id: String) throws -> DomainEvent {
+        .emailClaim(.claimed(EmailClaimed(email: try NormalizedEmail(normalized: email), userId: try UserId(id))))
+    }
+
+    static func postCreated(_ id: String, author: String, title: String = "Hello", content: String = "Body")
+        throws -> DomainEvent
+    {
+        .post(
+            .created(
+                PostCreated(
+                    postId: try PostId(id), authorId: try UserId(author, field: "authorId"),
+                    title: try PostTitle(title), content: try PostContent(content))))
+    }
+
+    static func postEdited(_ id: String, title: String? = nil, content: String? = nil) throws -> DomainEvent {
+        .post(
+            .edited(
+                PostEdited(
+                    postId: try PostId(id), title: try title.map { raw throws in try PostTitle(raw) },
+                    content: try content.map { raw throws in try PostContent(raw) })))
+    }
+
+    static func postDeleted(_ id: String) throws -> DomainEvent {
+        .post(.deleted(PostDeleted(postId: try PostId(id))))
+    }
+
+    static func productAdded(
+        _ id: String, name: String = "Tea", price: String = "2.50", category: ProductCategory = .food, stock: Int = 10
+    ) throws -> DomainEvent {
+        .product(
+            .added(
+                ProductAdded(
+                    productId: try ProductId(id), name: try ProductName(name), price: try Money(price),
+                    category: category, stock: try Stock(stock))))
+    }
+
+    static func productUpdated(
+        _ id: String, name: String? = nil, price: String? = nil, category: ProductCategory? = nil
+    ) throws -> DomainEvent {
+        .product(
+            .updated(
+                ProductUpdated(
+                    productId: try ProductId(id), name: try name.map { raw throws in try ProductName(raw) },
+                    price: try price.map { raw throws in try Money(raw) }, category: category)))
+    }
+
+    static func productRestocked(_ id: String, quantity: Int, stock: Int) throws -> DomainEvent {
+        .product(
+            .restocked(
+                ProductRestocked(productId: try ProductId(id), quantity: try Quantity(quantity), stock: try Stock(stock))
+            ))
+    }
+
+    static func productRemoved(_ id: String) throws -> DomainEvent {
+        .product(.removed(ProductRemoved(productId: try ProductId(id))))
+    }
+
+    static func productPurchased(_ id: String, order: String, user: String, quantity: Int, stock: Int) throws
+        -> DomainEvent
+    {
+        .product(
+            .purchased(
+                ProductPurchased(
+                    productId: try ProductId(id), orderId: try OrderId(order), userId: try UserId(user),
+                    quantity: try Quantity(quantity), stock: try Stock(stock))))
+    }
+
+    static func orderPlaced(_ id: String, user: String, product: String, quantity: Int, unitPrice: String)
+        throws -> DomainEvent
+    {
+        let price = try Money(unitPrice)
+        let quantity = try Quantity(quantity)
+        return .order(
+            .placed(
+                OrderPlaced(
+                    orderId: try OrderId(id), userId: try UserId(user), productId: try ProductId(product),
+                    quantity: quantity, unitPrice: price, totalPrice: try price.multiplied(by: quantity),
+                    status: .pending)))
+    }
+
+    /// A purchase as the log holds it: `ProductPurchased` then `OrderPlaced`.
+    static func purchase(
+        order: String, user: String, product: String, quantity: Int, stockAfter: Int, unitPrice: String = "2.50"
+    ) throws -> [DomainEvent] {
+        [
+            try productPurchased(product, order: order, user: user, quantity: quantity, stock: stockAfter),
+            try orderPlaced(order, user: user, product: product, quantity: quantity, unitPrice: unitPrice),
+        ]
+    }
+}
+
+extension Log {
+    mutating func record(_ events: [DomainEvent]) {
+        for event in events { record(event) }
+    }
+}
