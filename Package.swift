@@ -100,5 +100,9 @@ let package = Package(
             name: "LogbookClientTests",
             dependencies: ["LogbookClient", "LogbookZMQ", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookEndToEndTests",
+            dependencies: ["logbook", "LogbookClient", "LogbookZMQ", "LogbookApplication", "LogbookJSON"],
+            swiftSettings: strictSettings),
     ]
 )

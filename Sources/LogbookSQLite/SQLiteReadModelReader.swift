@@ -35,7 +35,7 @@ public final class SQLiteReadModelReader: ReadModelReader {
     {
         try connection.withLock { (db: inout SQLiteConnection) throws(ReadModelStoreError) -> T in
             let tables = SQLiteReadModelTables(db: db, path: path)
-            return try tables.transaction { () throws(ReadModelStoreError) in try body(tables) }
+            return try body(tables)
         }
     }
 

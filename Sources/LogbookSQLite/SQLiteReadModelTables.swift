@@ -144,7 +144,6 @@ struct SQLiteReadModelTables: ReadModelWriter {
         _ query: String, _ id: String, _ decode: (SQLiteStatement) throws(DomainError) -> View
     ) throws(ReadModelStoreError) -> View? {
         let statement = try sql { () throws(SQLiteError) in try db.statement(query) }
-        defer { statement.reset() }
         guard try sql({ () throws(SQLiteError) in try statement.bind([.text(id)]); return try statement.step() })
         else { return nil }
         return try decoded(statement, decode)

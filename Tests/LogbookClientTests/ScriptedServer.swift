@@ -34,7 +34,7 @@ final class ScriptedServer: Sendable {
 
     typealias Script = @Sendable (Request) -> [Action]
 
-    private struct Record {
+    private struct Record: Sendable {
         var requests: [Request] = []
         var mostWaitingReplies = 0
     }
@@ -42,23 +42,23 @@ final class ScriptedServer: Sendable {
     let endpoint: String
     private let context: ZMQContext
     private let thread: OwnedThread
-    private let record: Mutex<Record>
+    private let record: Box<Record>
 
     /// Binds `tcp://127.0.0.1:*` on the server's thread and returns once it listens.
     init(_ script: @escaping Script) async throws {
         let context = try ZMQContext()
         let started = Box<Result<String, ZMQError>?>(nil)
-        let record = Mutex(Record())
+        let record = Box(Record())
         self.context = context
+        self.record = record
         thread = OwnedThread(name: "scripted-server") {
             Self.serve(context: context, script: script, started: started) { request, waiting in
-                record.withLock {
+                record.update {
                     $0.requests.append(request)
                     $0.mostWaitingReplies = max($0.mostWaitingReplies, waiting)
                 }
             }
         }
-        self.record = record
         while started.value == nil { try await Task.sleep(for: .milliseconds(1)) }
         endpoint = try started.value!.get()
     }
@@ -73,13 +73,13 @@ final class ScriptedServer: Sendable {
     }
 
     /// Everything received so far, in order.
-    var requests: [Request] { record.withLock { $0.requests } }
+    var requests: [Request] { record.value.requests }
 
     /// The receipts of one request id, in order.
     func requests(id: String) -> [Request] { requests.filter { $0.id == id } }
 
     /// The largest number of replies the script had scheduled and not yet sent.
-    var mostWaitingReplies: Int { record.withLock { $0.mostWaitingReplies } }
+    var mostWaitingReplies: Int { record.value.mostWaitingReplies }
 
     /// Waits (up to 3 s) until the server has received `id` at least `count` times.
     func waitUntilReceived(_ id: String, count: Int = 1) async throws {
@@ -170,6 +170,10 @@ final class Box<Value: Sendable>: Sendable {
     var value: Value {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
+    }
+
+    func update(_ change: (inout Value) -> Void) {
+        storage.withLock { change(&$0) }
     }
 }
 

@@ -1,0 +1,186 @@
+import Foundation
+import Glibc
+import LogbookApplication
+import LogbookClient
+import LogbookJSON
+import Testing
+
+/// Real `logbook run worker` and `logbook run query` processes on free loopback ports, each
+/// with its own data directory under one temporary folder, for end-to-end tests. Processes
+/// can be stopped (SIGTERM), killed (SIGKILL) and started again on the same files.
+final class ServiceCluster: @unchecked Sendable {
+    let directory: URL
+    let commands: String
+    let feed: String
+    let queries: String
+    let log: String
+    private var worker: Process?
+    private var query: Process?
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let ports = try FreePorts.take(4)
+        commands = "tcp://127.0.0.1:\(ports[0])"
+        feed = "tcp://127.0.0.1:\(ports[1])"
+        queries = "tcp://127.0.0.1:\(ports[2])"
+        log = "tcp://127.0.0.1:\(ports[3])"
+    }
+
+    deinit {
+        for process in [worker, query].compactMap({ $0 }) where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Starts both processes and waits until each answers `Status`.
+    static func started() async throws -> ServiceCluster {
+        let cluster = try ServiceCluster()
+        try await cluster.startWorker()
+        try await cluster.startQuery()
+        return cluster
+    }
+
+    var endpoints: ClientEndpoints {
+        ClientEndpoints(commands: commands, queries: queries, log: log, feed: feed)
+    }
+
+    var settings: [String] {
+        ["--commands", commands, "--feed", feed, "--queries", queries, "--log", log]
+    }
+
+    func client(timeout: Duration = .seconds(5), attempts: Int = 3) throws -> LogbookClient {
+        try LogbookClient(endpoints: endpoints, timeout: timeout, attempts: attempts)
+    }
+
+    func startWorker() async throws {
+        worker = try launch(["run", "worker", "--data-dir", directory.appendingPathComponent("worker").path], "worker")
+        try await waitUntilAnswering(.commands)
+    }
+
+    func startQuery() async throws {
+        query = try launch(["run", "query", "--data-dir", directory.appendingPathComponent("query").path], "query")
+        try await waitUntilAnswering(.queries)
+    }
+
+    /// Sends `signal` to the worker and waits for it to end; returns its exit status.
+    @discardableResult
+    func stopWorker(_ signal: Int32 = SIGTERM) -> Int32 { stop(&worker, signal) }
+
+    @discardableResult
+    func stopQuery(_ signal: Int32 = SIGTERM) -> Int32 { stop(&query, signal) }
+
+    /// The path of the worker's event log.
+    var eventLogPath: String { directory.appendingPathComponent("worker/events.sqlite3").path }
+
+    /// What a process wrote to stderr so far.
+    func stderr(of role: String) -> String {
+        (try? String(contentsOf: directory.appendingPathComponent("\(role).log"), encoding: .utf8)) ?? ""
+    }
+
+    private func stop(_ process: inout Process?, _ signal: Int32) -> Int32 {
+        guard let running = process else { return -1 }
+        kill(running.processIdentifier, signal)
+        running.waitUntilExit()
+        process = nil
+        return running.terminationStatus
+    }
+
+    private func launch(_ arguments: [String], _ role: String) throws -> Process {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments + settings
+        let logURL = directory.appendingPathComponent("\(role).log")
+        if !FileManager.default.fileExists(atPath: logURL.path) {
+            _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        }
+        let handle = try FileHandle(forWritingTo: logURL)
+        handle.seekToEndOfFile()
+        process.standardError = handle
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    private func waitUntilAnswering(_ server: ServerEndpoint) async throws {
+        let client = try self.client(timeout: .milliseconds(200), attempts: 1)
+        defer { client.close() }
+        for _ in 0..<100 {
+            if (try? await client.status(of: server)) != nil { return }
+        }
+        Issue.record("the \(server) server did not answer within 20 s; stderr: \(stderr(of: "worker")) \(stderr(of: "query"))")
+        throw ClusterError.notAnswering(server.rawValue)
+    }
+
+    /// Runs the `logbook` command line against this cluster.
+    func cli(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments + settings
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIResult(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// The binary next to the test bundle (`swift build` puts both in one folder), or `LOGBOOK_BINARY`.
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["LOGBOOK_BINARY"] { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("logbook")
+    }
+}
+
+enum ClusterError: Error {
+    case notAnswering(String)
+}
+
+/// What a `logbook` command printed and returned.
+struct CLIResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    func json() throws -> JSONObject {
+        try #require(try JSONParser.parse(stdout.trimmingCharacters(in: .whitespacesAndNewlines)).objectValue)
+    }
+
+    func jsonLines() throws -> [JSONObject] {
+        try stdout.split(separator: "\n").map { line in try #require(try JSONParser.parse(String(line)).objectValue) }
+    }
+}
+
+/// Loopback ports nobody listens on: bound to port 0 to let the kernel choose, then released.
+enum FreePorts {
+    static func take(_ count: Int) throws -> [Int] {
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        var ports: [Int] = []
+        for _ in 0..<count {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            sockets.append(fd)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = 0
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                    bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+                }
+            }
+            guard bound else { throw ClusterError.notAnswering("no free port") }
+            ports.append(Int(UInt16(bigEndian: address.sin_port)))
+        }
+        return ports
+    }
+}
