@@ -94,7 +94,8 @@ let package = Package(
             name: "LogbookCLITests", dependencies: ["LogbookJSON", "logbook"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "LogbookZMQTests", dependencies: ["LogbookZMQ"],
+            name: "LogbookZMQTests",
+            dependencies: ["LogbookZMQ", "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookClientTests",

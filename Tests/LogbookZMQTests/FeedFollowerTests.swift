@@ -1,0 +1,229 @@
+import Foundation
+import LogbookApplication
+import LogbookDomain
+import LogbookJSON
+import LogbookMemory
+import LogbookZMQ
+import Testing
+
+/// The gap-free follower against a real worker log socket (over an in-memory log) and a
+/// feed the test publishes itself, so it can drop, repeat and damage messages at will.
+@Suite("FeedFollower: holes, repeats and damaged messages")
+struct FeedFollowerTests {
+    /// A log with a worker serving `ReadLog` on it, and a PUB socket the test controls.
+    final class Rig: @unchecked Sendable {
+        let store = InMemoryEventStore()
+        let handler: CommandHandler
+        let worker: WorkerService
+        let context: ZMQContext
+        let feed: String
+        let log: String
+        private var counter = 0
+
+        init() throws {
+            let base = "ipc://\(FileManager.default.temporaryDirectory.path)/logbook-follower-\(UUID().uuidString)"
+            feed = base + "-test-feed"
+            log = base + "-log"
+            handler = CommandHandler(store: store, clock: StepClock(), ids: CountingIds())
+            let store = self.store
+            worker = try WorkerService(
+                endpoints: ServiceEndpoints(
+                    commands: base + "-commands", feed: base + "-worker-feed", queries: base + "-queries", log: log),
+                openStore: { () throws(EventStoreError) -> any EventStore in store }, clock: StepClock(),
+                ids: CountingIds(), log: ProcessLog(process: "test", threshold: .error, clock: StepClock()))
+            try worker.start()
+            context = try ZMQContext()
+        }
+
+        deinit { worker.stop() }
+
+        /// Sends a command to the log directly; returns its events.
+        @discardableResult
+        func send(_ type: String, _ data: JSONValue) -> [RecordedEvent] {
+            counter += 1
+            let outcome = handler.handle(CommandRequest(commandId: "c\(counter)", type: type, data: data))
+            return outcome.accepted?.events ?? []
+        }
+
+        func event(at position: Int64) throws -> RecordedEvent {
+            try #require(try store.read(fromPosition: position, limit: 1, categories: nil).first)
+        }
+
+        /// The feed message the worker would publish for `event`, with the given marks.
+        func message(_ event: RecordedEvent, previous: [FeedTopic: Int64]) throws -> [[UInt8]] {
+            guard case .object(var envelope) = try WireEncoding.envelope(event) else { throw RigError.notAnObject }
+            var marks = JSONObject()
+            for topic in FeedTopic.allCases { marks[topic.rawValue] = .int(Int(previous[topic] ?? 0)) }
+            envelope["previous"] = .object(marks)
+            let topic = try #require(FeedTopic(category: event.category))
+            return [Array(topic.rawValue.utf8), JSONWriter.bytes(.object(envelope))]
+        }
+    }
+
+    enum RigError: Error { case notAnObject }
+
+    /// Waits (bounded) for the subscriber to have something, then takes the next batch.
+    static func nextLive(_ follower: inout FeedFollower) throws -> FeedBatch {
+        _ = try ZMQPoll.wait([follower.readable], timeoutMilliseconds: 3_000)
+        return try follower.next()
+    }
+
+    static func product(_ id: String, stock: Int = 5) -> JSONValue {
+        ["productId": .string(id), "name": "Tea", "price": "1.00", "category": "food", "stock": .int(stock)]
+    }
+
+    @Test("catches up from the log, takes live messages, fills a hole from the log, drops repeats")
+    func holesAndRepeats() throws {
+        let rig = try Rig()
+        rig.send("RegisterUser", ["userId": "u1", "name": "Ann", "email": "ann@example.com"])  // 1 user, 2 email
+        rig.send("AddProduct", Self.product("p1"))  // 3
+        rig.send("AddProduct", Self.product("p2"))  // 4
+        rig.send("PurchaseProduct", ["orderId": "o1", "userId": "u1", "productId": "p1", "quantity": 1])  // 5, 6
+        rig.send("RestockProduct", ["productId": "p1", "quantity": 2])  // 7
+
+        let publisher = try ZMQSocket(rig.context, .publisher)
+        try publisher.bind(rig.feed)
+        var follower = try FeedFollower(rig.context, feed: rig.feed, log: rig.log, topics: [.products], cursor: 2)
+        do {
+            let value = follower.needsCatchUp
+            #expect(value)
+        }
+        let caughtUp = try follower.next()
+        #expect(caughtUp.events.map(\.position) == [3, 4, 5, 7])
+        #expect(caughtUp.through == 7)
+        do {
+            let value = follower.needsCatchUp
+            #expect(!value)
+        }
+        Thread.sleep(forTimeInterval: 0.2)  // let the subscription reach the publisher
+
+        rig.send("RestockProduct", ["productId": "p2", "quantity": 1])  // 8
+        rig.send("RestockProduct", ["productId": "p1", "quantity": 1])  // 9
+        rig.send("AddProduct", Self.product("p3"))  // 10
+        try publisher.send(try rig.message(try rig.event(at: 8), previous: [.products: 7, .orders: 6, .users: 1]))
+        #expect(try Self.nextLive(&follower).events.map(\.position) == [8])
+
+        // 9 is lost on the way; 10 names 9 as its topic's previous position: a hole.
+        try publisher.send(try rig.message(try rig.event(at: 10), previous: [.products: 9, .orders: 6, .users: 1]))
+        let atHole = try Self.nextLive(&follower)
+        #expect(atHole.events.isEmpty)
+        do {
+            let value = follower.needsCatchUp
+            #expect(value)
+        }
+        do {
+            let value = follower.holesDetected
+            #expect(value == 1)
+        }
+        let filled = try follower.next()
+        #expect(filled.events.map(\.position) == [9, 10])
+        do {
+            let value = follower.cursor
+            #expect(value == 10)
+        }
+
+        // A repeat of something already handed out is dropped without a fuss.
+        try publisher.send(try rig.message(try rig.event(at: 8), previous: [.products: 7, .orders: 6, .users: 1]))
+        #expect(try Self.nextLive(&follower).events.isEmpty)
+        do {
+            let value = follower.needsCatchUp
+            #expect(!value)
+        }
+        do {
+            let value = follower.holesDetected
+            #expect(value == 1)
+        }
+    }
+
+    @Test("only the subscribed topics' marks count: a hole in another topic is not this subscriber's")
+    func otherTopicsMarksIgnored() throws {
+        let rig = try Rig()
+        rig.send("RegisterUser", ["userId": "u1", "name": "Ann", "email": "ann@example.com"])  // 1, 2
+        rig.send("AddProduct", Self.product("p1"))  // 3
+        let publisher = try ZMQSocket(rig.context, .publisher)
+        try publisher.bind(rig.feed)
+        var follower = try FeedFollower(rig.context, feed: rig.feed, log: rig.log, topics: [.products], cursor: 0)
+        #expect(try follower.next().events.map(\.position) == [3])
+        Thread.sleep(forTimeInterval: 0.2)
+
+        rig.send("PurchaseProduct", ["orderId": "o1", "userId": "u1", "productId": "p1", "quantity": 1])  // 4, 5
+        rig.send("RestockProduct", ["productId": "p1", "quantity": 1])  // 6
+        try publisher.send(try rig.message(try rig.event(at: 4), previous: [.products: 3, .users: 1]))
+        #expect(try Self.nextLive(&follower).events.map(\.position) == [4])
+        // The order at 5 is never seen by this subscriber; 6 says orders moved on (5): fine for it.
+        try publisher.send(try rig.message(try rig.event(at: 6), previous: [.products: 4, .orders: 5, .users: 1]))
+        #expect(try Self.nextLive(&follower).events.map(\.position) == [6])
+        do {
+            let value = follower.holesDetected
+            #expect(value == 0)
+        }
+    }
+
+    @Test("a damaged feed message sends the follower to the log instead of being trusted")
+    func damagedMessage() throws {
+        let rig = try Rig()
+        rig.send("AddProduct", Self.product("p1"))  // 1
+        let publisher = try ZMQSocket(rig.context, .publisher)
+        try publisher.bind(rig.feed)
+        var follower = try FeedFollower(rig.context, feed: rig.feed, log: rig.log, topics: [.products], cursor: 0)
+        #expect(try follower.next().events.map(\.position) == [1])
+        Thread.sleep(forTimeInterval: 0.2)
+
+        rig.send("AddProduct", Self.product("p2"))  // 2
+        try publisher.send([Array("products".utf8), Array("{not json".utf8)])
+        #expect(try Self.nextLive(&follower).events.isEmpty)
+        do {
+            let value = follower.needsCatchUp
+            #expect(value)
+        }
+        #expect(try follower.next().events.map(\.position) == [2])
+        do {
+            let value = follower.holesDetected
+            #expect(value == 1)
+        }
+    }
+
+    @Test("a log socket that does not answer is reported, and the follower keeps its cursor")
+    func silentLog() throws {
+        let context = try ZMQContext()
+        let base = "ipc://\(FileManager.default.temporaryDirectory.path)/logbook-silent-\(UUID().uuidString)"
+        var follower = try FeedFollower(
+            context, feed: base + "-feed", log: base + "-log", topics: FeedTopic.allCases, cursor: 41,
+            logTimeoutMilliseconds: 200)
+        #expect(throws: FeedFollowError.self) { _ = try follower.next() }
+        do {
+            let value = follower.cursor
+            #expect(value == 41)
+        }
+        do {
+            let value = follower.needsCatchUp
+            #expect(value)
+        }
+    }
+}
+
+/// A clock that moves one millisecond per reading.
+final class StepClock: Clock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var milliseconds: Int64 = 1_764_000_000_000
+
+    func now() -> Timestamp {
+        lock.lock()
+        defer { lock.unlock() }
+        milliseconds += 1
+        return Timestamp(millisecondsSinceEpoch: milliseconds)
+    }
+}
+
+/// Event ids `e1`, `e2`, …
+final class CountingIds: IDGenerator, @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+
+    func newEventId() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        next += 1
+        return "e\(next)"
+    }
+}
