@@ -13,7 +13,8 @@ struct QueryCommand {
 
     func run() throws(CLIError) -> ExitStatus {
         guard (1...2).contains(arguments.positionals.count) else {
-            throw .usage("expected a query type and, optionally, its JSON data, e.g. query GetUser '{\"userId\":\"u1\"}'")
+            throw .usage(
+                "expected a query type and, optionally, its JSON data, e.g. query GetUser '{\"userId\":\"u1\"}'")
         }
         var document: JSONObject = [
             "id": .string(UUID().uuidString.lowercased()), "type": .string(arguments.positionals[0]),

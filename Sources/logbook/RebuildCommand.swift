@@ -35,7 +35,8 @@ struct RebuildCommand {
             case "failed":
                 bar?.finish()
                 let reason = rebuild["reason"]?.stringValue ?? "unknown reason"
-                output.out(JSONWriter.string(["ok": false, "error": ["code": "internal", "message": .string(reason)]]))
+                output.out(
+                    JSONWriter.string(["ok": false, "error": ["code": "internal", "message": .string(reason)]]))
                 return .errorReply
             case "idle" where generation > oldGeneration:
                 bar?.finish()

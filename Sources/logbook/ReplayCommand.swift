@@ -20,7 +20,8 @@ struct ReplayCommand {
         let topics = try arguments.options["topics"].map { words throws(CLIError) in try TopicList.parse([words]) }
         do {
             let context = try ZMQContext()
-            var channel = try LogReadChannel(context, endpoint: configuration.endpoints.log, timeoutMilliseconds: 10_000)
+            var channel = try LogReadChannel(
+                context, endpoint: configuration.endpoints.log, timeoutMilliseconds: 10_000)
             while remaining > 0 {
                 let page = try channel.read(from: next, limit: min(Self.pageSize, remaining), topics: topics)
                 var bytes: [UInt8] = []

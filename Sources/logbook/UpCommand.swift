@@ -80,7 +80,9 @@ struct UpCommand {
         let result = terminated.withUnsafeMutableBufferPointer { pointers in
             posix_spawn(&pid, executable, nil, &attributes, pointers.baseAddress!, environ)
         }
-        guard result == 0 else { throw .unavailable("cannot start \(arguments.joined(separator: " ")): errno \(result)") }
+        guard result == 0 else {
+            throw .unavailable("cannot start \(arguments.joined(separator: " ")): errno \(result)")
+        }
         return pid
     }
 }

@@ -110,7 +110,8 @@ final class ServiceCluster: @unchecked Sendable {
         for _ in 0..<100 {
             if (try? await client.status(of: server)) != nil { return }
         }
-        Issue.record("the \(server) server did not answer within 20 s; stderr: \(stderr(of: "worker")) \(stderr(of: "query"))")
+        Issue.record(
+            "the \(server) server did not answer within 20 s; stderr: \(stderr(of: "worker")) \(stderr(of: "query"))")
         throw ClusterError.notAnswering(server.rawValue)
     }
 
@@ -136,7 +137,8 @@ final class ServiceCluster: @unchecked Sendable {
     /// The binary next to the test bundle (`swift build` puts both in one folder), or `LOGBOOK_BINARY`.
     static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["LOGBOOK_BINARY"] { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("logbook")
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "logbook")
     }
 }
 

@@ -51,7 +51,8 @@ struct UserJourneyTests {
             orders.result.objectValue?["items"]?.arrayValue?.first?.objectValue?["totalPrice"] == .string("6.20"))
         let inStock = try await client.query(
             type: "ListProducts", data: ["inStockOnly": true], minPosition: last.position)
-        #expect(inStock.result.objectValue?["items"]?.arrayValue?.compactMap { $0.objectValue?["productId"] } == ["mug"])
+        #expect(
+            inStock.result.objectValue?["items"]?.arrayValue?.compactMap { $0.objectValue?["productId"] } == ["mug"])
 
         // A post, edited with the right expected version, then refused with a stale one.
         let created = try await client.send(

@@ -92,7 +92,8 @@ struct ProjectionLoop: ~Copyable {
         store = newStore
         generation = newGeneration
         state.update { $0.rebuild = .idle }
-        log.info("switched to rebuilt read models", ["generation": "\(newGeneration)", "position": "\(follower.cursor)"])
+        log.info(
+            "switched to rebuilt read models", ["generation": "\(newGeneration)", "position": "\(follower.cursor)"])
         publish()
     }
 

@@ -64,7 +64,8 @@ struct QueryLoop: ~Copyable {
 
     private mutating func serve(_ routed: RoutedRequest, _ snapshot: QueryProcessState.Snapshot) throws(ZMQError) {
         guard let body = routed.body else {
-            return try send(routed, WireEncoding.failure(id: nil, ServiceError(.malformedRequest, routed.problem ?? "")))
+            return try send(
+                routed, WireEncoding.failure(id: nil, ServiceError(.malformedRequest, routed.problem ?? "")))
         }
         let wire: WireRequest
         do {
@@ -105,7 +106,9 @@ struct QueryLoop: ~Copyable {
             if entry.request.minPosition <= snapshot.applied {
                 try send(entry.route, answer(entry.request))
             } else if entry.deadline <= now {
-                try send(entry.route, WireEncoding.failure(id: entry.request.id, entry.request.timedOut(at: snapshot.applied)))
+                try send(
+                    entry.route,
+                    WireEncoding.failure(id: entry.request.id, entry.request.timedOut(at: snapshot.applied)))
             } else {
                 waiting.append(entry)
             }
@@ -138,7 +141,8 @@ struct QueryLoop: ~Copyable {
             let old = generation
             generation = newGeneration
             generations.removeAll(except: newGeneration)
-            log.info("queries now answered from rebuilt read models", ["generation": "\(newGeneration)", "old": "\(old)"])
+            log.info(
+                "queries now answered from rebuilt read models", ["generation": "\(newGeneration)", "old": "\(old)"])
         } catch {
             log.error("cannot open the rebuilt read models", ["generation": "\(newGeneration)", "error": "\(error)"])
         }
@@ -171,7 +175,10 @@ struct QueryLoop: ~Copyable {
         switch progress {
         case .idle: ["state": "idle"]
         case .running(let generation, let position, let head, _):
-            ["state": "running", "generation": .int(generation), "position": .int(Int(position)), "head": .int(Int(head))]
+            [
+                "state": "running", "generation": .int(generation), "position": .int(Int(position)),
+                "head": .int(Int(head)),
+            ]
         case .finished(let generation, _, _): ["state": "switching", "generation": .int(generation)]
         case .failed(let reason): ["state": "failed", "reason": .string(reason)]
         }

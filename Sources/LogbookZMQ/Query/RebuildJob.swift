@@ -25,14 +25,16 @@ struct RebuildJob: ~Copyable {
                 try store.apply(page.events.filter { $0.position > cursor }, through: through)
                 cursor = through
                 state.update {
-                    $0.rebuild = .running(generation: generation, position: cursor, head: page.head, startedAt: startedAt)
+                    $0.rebuild = .running(
+                        generation: generation, position: cursor, head: page.head, startedAt: startedAt)
                 }
                 state.queryWake.wake()
                 if page.events.count < Self.pageSize { break }
             }
             try store.markComplete()
             let seconds = Double(clock.now().millisecondsSinceEpoch - startedAt) / 1000
-            log.info("rebuild filled", ["generation": "\(generation)", "position": "\(cursor)", "seconds": "\(seconds)"])
+            log.info(
+                "rebuild filled", ["generation": "\(generation)", "position": "\(cursor)", "seconds": "\(seconds)"])
             state.update { $0.rebuild = .finished(generation: generation, store: store, startedAt: startedAt) }
             state.projectionWake.wake()
         } catch FeedFollowError.stopped {

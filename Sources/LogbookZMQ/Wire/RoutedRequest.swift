@@ -14,7 +14,8 @@ struct RoutedRequest {
         guard frames.count >= 2, let delimiter = frames[1...].firstIndex(where: \.isEmpty) else {
             route = [frames.first ?? [], []]
             body = nil
-            problem = "expected an empty delimiter frame, then one JSON frame (send from REQ, or DEALER with an empty first frame)"
+            problem =
+                "expected an empty delimiter frame, then one JSON frame (send from REQ, or DEALER with an empty first frame)"
             return
         }
         route = Array(frames[...delimiter])
