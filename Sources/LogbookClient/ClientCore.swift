@@ -72,7 +72,15 @@ final class ClientCore: Sendable {
         } onCancel: {
             let waiter = state.withLock { state in
                 let waiter = state.waiters.removeValue(forKey: ticket)
-                if waiter != nil { state.cancellations.append(ticket) }
+                if waiter != nil {
+                    // Not taken by the socket thread yet: it is never sent. Otherwise the
+                    // thread forgets it (no resend, and a late reply finds nobody).
+                    if let queued = state.submissions.firstIndex(where: { $0.ticket == ticket }) {
+                        state.submissions.remove(at: queued)
+                    } else {
+                        state.cancellations.append(ticket)
+                    }
+                }
                 return waiter
             }
             if let waiter {

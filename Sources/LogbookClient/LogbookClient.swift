@@ -68,14 +68,20 @@ public final class LogbookClient: Sendable {
     /// whether `ok` is true or false (a CLI prints it verbatim).
     ///
     /// `document` must carry a string `"id"`, unique among this client's requests to that
-    /// server that are still waiting; the reply is the one echoing it.
+    /// server that are still waiting; the reply is the one echoing it. Documents larger
+    /// than the servers accept (`WireRequest.maximumSize` bytes) are refused here.
     public func request(_ server: ServerEndpoint, _ document: JSONObject) async throws(LogbookClientError)
         -> JSONObject
     {
         guard case .string(let id)? = document["id"], !id.isEmpty else {
             throw .invalidRequest("the document needs a non-empty string \"id\"")
         }
-        return try await core.submit(server, id: id, frame: JSONWriter.bytes(.object(document))).get()
+        let frame = JSONWriter.bytes(.object(document))
+        // The servers answer a bigger request without its id, so no reply could find it.
+        guard frame.count <= WireRequest.maximumSize else {
+            throw .invalidRequest("the request is \(frame.count) bytes; the servers accept \(WireRequest.maximumSize)")
+        }
+        return try await core.submit(server, id: id, frame: frame).get()
     }
 
     /// Sends a command and returns the events the worker recorded for it.

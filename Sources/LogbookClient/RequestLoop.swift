@@ -53,8 +53,8 @@ final class RequestLoop {
         while true {
             let work = core.takeWork()
             if work.closed { break }
-            for ticket in work.cancellations { forget(ticket) }
             for submission in work.submissions { start(submission) }
+            for ticket in work.cancellations { forget(ticket) }
             expireAttempts(now: .now)
 
             let open = ServerEndpoint.allCases.compactMap { channels[$0] }

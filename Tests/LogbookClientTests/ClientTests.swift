@@ -335,6 +335,13 @@ struct ClientTests {
             }
             #expect(refusal?.isInvalidRequest == true)
         }
+        let oversized = await #expect(throws: LogbookClientError.self) {
+            let text = String(repeating: "x", count: WireRequest.maximumSize)
+            return try await client.request(.commands, ["id": "big", "data": ["text": .string(text)]])
+        }
+        #expect(oversized?.isInvalidRequest == true)
+        #expect(server.requests.isEmpty)
+
         let waiting = Task { try await client.request(.commands, ["id": "dup"]) }
         try await server.waitUntilReceived("dup")
         let refusal = await #expect(throws: LogbookClientError.self) {
@@ -359,6 +366,16 @@ struct ClientTests {
         #expect(failure?.isTransport == true)
         #expect(try await client.request(.queries, ["id": "q"])["id"] == "q")
         client.close()
+        await server.stop()
+    }
+
+    @Test func droppingTheLastReferenceClosesTheClient() async throws {
+        let server = try await ScriptedServer(echo)
+        var client: LogbookClient? = try LogbookClient(endpoints: server.endpoints, timeout: .seconds(3))
+        weak let observed = client
+        #expect(try await client?.request(.commands, ["id": "one"])["id"] == "one")
+        client = nil
+        #expect(observed == nil)
         await server.stop()
     }
 
