@@ -1,4 +1,5 @@
 public import LogbookApplication
+public import LogbookZMQ
 public import LogbookJSON
 
 /// A request/reply server the client talks to. The change feed is not one: it is a PUB
@@ -14,25 +15,12 @@ public enum ServerEndpoint: String, Sendable, CaseIterable, CustomStringConverti
     public var description: String { rawValue }
 }
 
-/// Where the servers listen, as libzmq endpoint strings. The defaults are the service's
-/// defaults on this machine (ARCHITECTURE §2).
-public struct ClientEndpoints: Sendable, Equatable {
-    public var commands: String
-    public var queries: String
-    public var log: String
-    /// The change feed; used by subscriptions only.
-    public var feed: String
 
-    public init(
-        commands: String = "tcp://127.0.0.1:5555", queries: String = "tcp://127.0.0.1:5557",
-        log: String = "tcp://127.0.0.1:5558", feed: String = "tcp://127.0.0.1:5556"
-    ) {
-        self.commands = commands
-        self.queries = queries
-        self.log = log
-        self.feed = feed
-    }
+/// Where the servers listen (libzmq endpoint strings): the same settings the service's
+/// processes use. The defaults are the service's defaults on this machine (ARCHITECTURE §2).
+public typealias ClientEndpoints = ServiceEndpoints
 
+extension ServiceEndpoints {
     /// The endpoint string of a request/reply server.
     public func address(of server: ServerEndpoint) -> String {
         switch server {
@@ -115,19 +103,5 @@ public struct QueryAnswer: Sendable, Equatable {
     public init(position: Int64, result: JSONValue) {
         self.position = position
         self.result = result
-    }
-}
-
-/// One page of the log in position order: read on from `next`; `head` is the log's last
-/// position when the page was read.
-public struct LogPage: Sendable, Equatable {
-    public var events: [RecordedEvent]
-    public var next: Int64
-    public var head: Int64
-
-    public init(events: [RecordedEvent], next: Int64, head: Int64) {
-        self.events = events
-        self.next = next
-        self.head = head
     }
 }

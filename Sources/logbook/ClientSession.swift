@@ -16,12 +16,9 @@ struct ClientSession {
     init(arguments: Arguments, configuration: Configuration) throws(CLIError) {
         let timeout = try arguments.integer("timeout-ms", in: 1...600_000) ?? 5_000
         let attempts = try arguments.integer("attempts", in: 1...100) ?? 3
-        let endpoints = configuration.endpoints
         do {
             client = try LogbookClient(
-                endpoints: ClientEndpoints(
-                    commands: endpoints.commands, queries: endpoints.queries, log: endpoints.log, feed: endpoints.feed),
-                timeout: .milliseconds(timeout), attempts: attempts)
+                endpoints: configuration.endpoints, timeout: .milliseconds(timeout), attempts: attempts)
         } catch {
             throw .unavailable("cannot start the client: \(error)")
         }

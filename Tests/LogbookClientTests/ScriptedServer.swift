@@ -69,7 +69,7 @@ final class ScriptedServer: Sendable {
 
     /// The same server for commands, queries and log reads.
     var endpoints: ClientEndpoints {
-        ClientEndpoints(commands: endpoint, queries: endpoint, log: endpoint, feed: "tcp://127.0.0.1:1")
+        ClientEndpoints(commands: endpoint, feed: "tcp://127.0.0.1:1", queries: endpoint, log: endpoint)
     }
 
     /// Everything received so far, in order.

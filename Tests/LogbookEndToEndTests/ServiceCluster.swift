@@ -3,6 +3,7 @@ import Glibc
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookZMQ
 import Testing
 
 /// Real `logbook run worker` and `logbook run query` processes on free loopback ports, each
@@ -44,7 +45,7 @@ final class ServiceCluster: @unchecked Sendable {
     }
 
     var endpoints: ClientEndpoints {
-        ClientEndpoints(commands: commands, queries: queries, log: log, feed: feed)
+        ClientEndpoints(commands: commands, feed: feed, queries: queries, log: log)
     }
 
     var settings: [String] {

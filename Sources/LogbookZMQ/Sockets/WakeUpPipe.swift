@@ -1,3 +1,4 @@
+import CZeroMQ
 import Glibc
 
 /// A pipe other threads write a byte into to wake a thread blocked in `ZMQPoll.wait`
@@ -8,11 +9,7 @@ public final class WakeUpPipe: Sendable {
 
     public init() throws(ZMQError) {
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw ZMQError("pipe", errno: errno) }
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
+        guard logbook_wakeup_pipe(&ends) == 0 else { throw ZMQError("pipe2", errno: errno) }
         readEnd = ends[0]
         writeEnd = ends[1]
     }

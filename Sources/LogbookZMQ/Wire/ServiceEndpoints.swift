@@ -11,9 +11,19 @@ public struct ServiceEndpoints: Sendable, Equatable {
 
     public static let defaults = ServiceEndpoints(
         commands: "tcp://127.0.0.1:5555", feed: "tcp://127.0.0.1:5556", queries: "tcp://127.0.0.1:5557",
-        log: "tcp://127.0.0.1:5558")
+        log: "tcp://127.0.0.1:5558", checked: ())
 
-    public init(commands: String, feed: String, queries: String, log: String) {
+    private init(commands: String, feed: String, queries: String, log: String, checked: Void) {
+        self.commands = commands
+        self.feed = feed
+        self.queries = queries
+        self.log = log
+    }
+
+    public init(
+        commands: String = defaults.commands, feed: String = defaults.feed, queries: String = defaults.queries,
+        log: String = defaults.log
+    ) {
         self.commands = commands
         self.feed = feed
         self.queries = queries
