@@ -142,15 +142,6 @@ public final class LogbookClient: Sendable {
         }
         return result
     }
-
-    // MARK: - Subscriptions (placeholder)
-    //
-    // `public func subscribe(topics: [FeedTopic], from position: Int64) -> AsyncThrowingStream<RecordedEvent, any Error>`
-    // goes here. It wraps the gap-detecting `FeedFollower` (Sources/LogbookZMQ/Feed), which
-    // owns the SUB socket on `endpoints.feed` and reads holes from `endpoints.log`: the
-    // follower runs on an `OwnedThread` of its own (its sockets made there), yields each
-    // batch into the stream, and stops when the stream's consumer goes away. No feed
-    // logic lives in this client until then.
 }
 
 /// A reply document read by the typed calls: `ok: false` becomes `.rejected`.

@@ -9,7 +9,6 @@ import LogbookZMQ
 /// without it, it starts at the log's head.
 struct SubscribeCommand {
     static let options: Set<String> = ["from", "limit"]
-    static let idleCatchUpMilliseconds = 1_000
 
     let arguments: Arguments
     let configuration: Configuration
@@ -25,20 +24,8 @@ struct SubscribeCommand {
             let start = try from.map { Int64($0) - 1 } ?? Self.head(context, endpoints.log)
             var follower = try FeedFollower(
                 context, feed: endpoints.feed, log: endpoints.log, topics: topics, cursor: start)
-            var idleSince = MonotonicClock.milliseconds()
             while remaining > 0 {
-                if !follower.needsCatchUp {
-                    let ready = try ZMQPoll.wait([follower.readable], timeoutMilliseconds: Self.idleCatchUpMilliseconds)
-                    if !ready[0] {
-                        if MonotonicClock.milliseconds() - idleSince >= Self.idleCatchUpMilliseconds {
-                            follower.requestCatchUp()
-                            idleSince = MonotonicClock.milliseconds()
-                        }
-                        continue
-                    }
-                }
-                let batch = try follower.next()
-                if !batch.events.isEmpty { idleSince = MonotonicClock.milliseconds() }
+                let batch = try follower.waitForNext(timeoutMilliseconds: 1_000).batch
                 try print(batch.events.prefix(remaining))
                 remaining -= min(remaining, batch.events.count)
             }

@@ -27,12 +27,16 @@ public struct FeedFollower: ~Copyable {
     public private(set) var lastKnownHead: Int64 = 0
     /// How many holes the live feed showed so far.
     public private(set) var holesDetected = 0
+    /// After this long without a live message, `waitForNext` reads the log once (a PUB
+    /// socket drops silently, so a lost last message has nothing after it to reveal it).
+    public let idleCatchUpMilliseconds: Int
+    private var lastHeard = MonotonicClock.milliseconds()
 
     /// Subscribes to `topics` on `feed` and prepares to read `log`; starts by catching up
     /// from `cursor + 1`.
     public init(
         _ context: ZMQContext, feed: String, log: String, topics: [FeedTopic], cursor: Int64,
-        logTimeoutMilliseconds: Int = 3_000
+        logTimeoutMilliseconds: Int = 3_000, idleCatchUpMilliseconds: Int = 1_000
     ) throws(ZMQError) {
         let subscriber = try ZMQSocket(context, .subscriber)
         try subscriber.set(.receiveHighWaterMark, 1_000_000)
@@ -44,6 +48,7 @@ public struct FeedFollower: ~Copyable {
         self.logChannel = logChannel
         self.topics = topics
         self.cursor = cursor
+        self.idleCatchUpMilliseconds = idleCatchUpMilliseconds
     }
 
     /// The subscriber socket, for the owner's poll: when it is readable, call `next()`.
@@ -60,6 +65,34 @@ public struct FeedFollower: ~Copyable {
     public mutating func reset(cursor: Int64) {
         self.cursor = cursor
         needsCatchUp = true
+    }
+
+    /// Waits up to `timeoutMilliseconds` for live messages (not at all while catching up)
+    /// or for one of `others` to become readable, then hands out what is there (possibly
+    /// nothing), reading the log when the feed has been quiet for `idleCatchUpMilliseconds`.
+    /// Returns the batch and, per item of `others`, whether it is readable.
+    public mutating func waitForNext(timeoutMilliseconds: Int, alsoWatching others: [PollItem] = [])
+        throws(FeedFollowError) -> (batch: FeedBatch, othersReady: [Bool])
+    {
+        var othersReady = Array(repeating: false, count: others.count)
+        if !needsCatchUp {
+            let ready: [Bool]
+            do {
+                ready = try ZMQPoll.wait([readable] + others, timeoutMilliseconds: timeoutMilliseconds)
+            } catch {
+                throw error.isTerminated ? .stopped : .logUnavailable("feed: \(error)")
+            }
+            othersReady = Array(ready.dropFirst())
+            if !ready[0] {
+                guard MonotonicClock.milliseconds() - lastHeard >= idleCatchUpMilliseconds else {
+                    return (FeedBatch(events: [], through: cursor), othersReady)
+                }
+                needsCatchUp = true
+            }
+        }
+        let batch = try next()
+        lastHeard = MonotonicClock.milliseconds()
+        return (batch, othersReady)
     }
 
     /// The next events in position order, all after the old cursor and gap-free; the

@@ -3,7 +3,7 @@ import LogbookApplication
 /// The query process's projection thread: follows the feed gap-free (`FeedFollower`) and
 /// applies each batch to the current generation's store together with its checkpoint;
 /// publishes how far it got and wakes the query thread. When the feed is quiet for a
-/// second it reads the log once, so a lost last message is found within a second. It also
+/// second the follower reads the log once, so a lost last message is found within a second. It also
 /// switches to a generation a rebuild finished, after catching that one up past its own
 /// position, so answers never go back in time.
 struct ProjectionLoop: ~Copyable {
@@ -18,27 +18,14 @@ struct ProjectionLoop: ~Copyable {
 
     mutating func run() {
         publish()
-        var lastActivity = MonotonicClock.milliseconds()
         var failing = false
         while true {
             do {
                 try handleRequests()
-                if !follower.needsCatchUp {
-                    let ready = try ZMQPoll.wait(
-                        [follower.readable, state.projectionWake.readable],
-                        timeoutMilliseconds: Self.idleCatchUpMilliseconds)
-                    if ready[1] { state.projectionWake.drain() }
-                    if !ready[0] {
-                        if MonotonicClock.milliseconds() - lastActivity >= Self.idleCatchUpMilliseconds {
-                            follower.requestCatchUp()
-                            lastActivity = MonotonicClock.milliseconds()
-                        }
-                        continue
-                    }
-                }
-                let batch = try follower.next()
+                let (batch, woken) = try follower.waitForNext(
+                    timeoutMilliseconds: Self.idleCatchUpMilliseconds, alsoWatching: [state.projectionWake.readable])
+                if woken[0] { state.projectionWake.drain() }
                 try apply(batch, to: store)
-                lastActivity = MonotonicClock.milliseconds()
                 if failing {
                     log.info("following the log again", ["position": "\(follower.cursor)"])
                     failing = false
