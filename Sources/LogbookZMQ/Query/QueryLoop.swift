@@ -56,8 +56,9 @@ struct QueryLoop: ~Copyable {
                 }
                 try answerParked(state.read())
             } catch {
-                if !error.isTerminated { log.error("query loop stopped", ["error": error.description]) }
-                return
+                if error.isTerminated { return }
+                // A socket error other than shutdown concerns one message; keep serving.
+                log.error("query loop: socket error", ["error": error.description])
             }
         }
     }
@@ -77,7 +78,10 @@ struct QueryLoop: ~Copyable {
         case "Status":
             try send(routed, WireEncoding.success(id: wire.id, ["result": status(snapshot)]))
         case "Rebuild":
-            if case .running = snapshot.rebuild {} else { startRebuild() }
+            switch snapshot.rebuild {
+            case .idle, .failed: startRebuild()
+            case .running, .finished: break  // one rebuild at a time; the reply shows the one under way
+            }
             try send(routed, WireEncoding.success(id: wire.id, ["result": status(state.read())]))
         default:
             let request: QueryRequest

@@ -39,8 +39,9 @@ struct CommandLoop: ~Copyable {
                 _ = try ZMQPoll.wait([router.readable], timeoutMilliseconds: -1)
                 try serveWaitingRequests()
             } catch {
-                if !error.isTerminated { log.error("command loop stopped", ["error": error.description]) }
-                return
+                if error.isTerminated { return }
+                // A socket error other than shutdown concerns one message; keep serving.
+                log.error("command loop: socket error", ["error": error.description])
             }
         }
     }

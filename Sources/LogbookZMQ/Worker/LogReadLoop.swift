@@ -20,8 +20,9 @@ struct LogReadLoop: ~Copyable {
                     log.debug("log read reply dropped: the client is gone or not reading")
                 }
             } catch {
-                if !error.isTerminated { log.error("log read loop stopped", ["error": error.description]) }
-                return
+                if error.isTerminated { return }
+                // A socket error other than shutdown concerns one message; keep serving.
+                log.error("log read loop: socket error", ["error": error.description])
             }
         }
     }
