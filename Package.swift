@@ -91,7 +91,11 @@ let package = Package(
             dependencies: ["LogbookApplication", "LogbookMemory", "LogbookSQLite", "CSQLite", "LogbookTestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "LogbookCLITests", dependencies: ["LogbookJSON", "logbook"],
+            name: "ReadModelContractTests",
+            dependencies: [
+                "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory", "LogbookSQLite", "CSQLite",
+                "LogbookTestSupport",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookZMQTests",

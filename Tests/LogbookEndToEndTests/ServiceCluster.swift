@@ -4,6 +4,7 @@ import LogbookApplication
 import LogbookClient
 import LogbookJSON
 import LogbookZMQ
+import Synchronization
 import Testing
 
 /// Real `logbook run worker` and `logbook run query` processes on free loopback ports, each
@@ -57,13 +58,25 @@ final class ServiceCluster: @unchecked Sendable {
     }
 
     func startWorker() async throws {
-        worker = try launch(["run", "worker", "--data-dir", directory.appendingPathComponent("worker").path], "worker")
-        try await waitUntilAnswering(.commands)
+        let starts = startLines(of: "worker")
+        let process = try launch(
+            ["run", "worker", "--data-dir", directory.appendingPathComponent("worker").path], "worker")
+        worker = process
+        try await waitUntilAnswering(.commands, process, role: "worker", after: starts)
     }
 
     func startQuery() async throws {
-        query = try launch(["run", "query", "--data-dir", directory.appendingPathComponent("query").path], "query")
-        try await waitUntilAnswering(.queries)
+        let starts = startLines(of: "query")
+        let process = try launch(
+            ["run", "query", "--data-dir", directory.appendingPathComponent("query").path], "query")
+        query = process
+        try await waitUntilAnswering(.queries, process, role: "query", after: starts)
+    }
+
+    /// How many times a process of `role` logged that it started (its log file is kept across restarts).
+    private func startLines(of role: String) -> Int {
+        let line = role == "worker" ? "msg=\"worker started\"" : "msg=\"query process started\""
+        return stderr(of: role).components(separatedBy: line).count - 1
     }
 
     /// Sends `signal` to the worker and waits for it to end; returns its exit status.
@@ -105,11 +118,22 @@ final class ServiceCluster: @unchecked Sendable {
         return process
     }
 
-    private func waitUntilAnswering(_ server: ServerEndpoint) async throws {
+    /// Waits until the process just launched says it started and its server answers `Status`.
+    /// Fails at once if the process ended (a port taken by someone else, say): whatever
+    /// answers on its port then is not this cluster's process.
+    private func waitUntilAnswering(_ server: ServerEndpoint, _ process: Process, role: String, after starts: Int)
+        async throws
+    {
         let client = try self.client(timeout: .milliseconds(200), attempts: 1)
         defer { client.close() }
-        for _ in 0..<100 {
-            if (try? await client.status(of: server)) != nil { return }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else {
+                Issue.record("the \(role) process ended at start: \(stderr(of: role))")
+                throw ClusterError.notAnswering(server.rawValue)
+            }
+            if startLines(of: role) > starts, (try? await client.status(of: server)) != nil { return }
+            if startLines(of: role) == starts { try await Task.sleep(for: .milliseconds(10)) }
         }
         Issue.record(
             "the \(server) server did not answer within 20 s; stderr: \(stderr(of: "worker")) \(stderr(of: "query"))")
@@ -117,16 +141,21 @@ final class ServiceCluster: @unchecked Sendable {
     }
 
     /// Runs the `logbook` command line against this cluster.
+    /// It blocks its thread until the command ends; from async tests prefer `run(_:stdin:)`,
+    /// which waits off the cooperative pool.
     func cli(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments + settings
         let out = Pipe()
         let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input
         try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -163,12 +192,17 @@ struct CLIResult {
 }
 
 /// Loopback ports nobody listens on: bound to port 0 to let the kernel choose, then released.
+/// A port is handed out once per test process, so clusters started in parallel never share
+/// one (the kernel may offer a released port again at once).
 enum FreePorts {
+    private static let handedOut = Mutex<Set<Int>>([])
+
     static func take(_ count: Int) throws -> [Int] {
         var sockets: [Int32] = []
-        defer { sockets.forEach { close($0) } }
+        defer { for fd in sockets { close(fd) } }
         var ports: [Int] = []
-        for _ in 0..<count {
+        while ports.count < count {
+            guard sockets.count < 1_000 else { throw ClusterError.notAnswering("no free port") }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             sockets.append(fd)
             var address = sockaddr_in()
@@ -182,7 +216,9 @@ enum FreePorts {
                 }
             }
             guard bound else { throw ClusterError.notAnswering("no free port") }
-            ports.append(Int(UInt16(bigEndian: address.sin_port)))
+            // A port given out before stays bound here until the end, so the kernel offers another.
+            let port = Int(UInt16(bigEndian: address.sin_port))
+            if handedOut.withLock({ $0.insert(port).inserted }) { ports.append(port) }
         }
         return ports
     }

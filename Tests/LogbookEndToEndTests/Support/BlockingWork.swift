@@ -1,0 +1,65 @@
+import Foundation
+import LogbookJSON
+import LogbookZMQ
+import Synchronization
+import Testing
+
+/// Runs blocking work (raw libzmq sockets, child processes) on a thread of its own, never on
+/// Swift's cooperative pool (two threads on a two-core machine), and awaits its result.
+/// Sockets the body uses must be made inside it: it is their only thread.
+func onOwnThread<T: Sendable>(_ name: String = "e2e-blocking", _ body: @escaping @Sendable () throws -> T)
+    async throws -> T
+{
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        _ = OwnedThread(name: name) {
+            continuation.resume(with: Result { try body() })
+        }
+    }
+}
+
+/// Waits until `condition` holds, checking every 20 ms, for at most `timeout` (an upper
+/// bound for waiting, never a measurement). Returns whether it came to hold.
+@discardableResult
+func eventually(
+    within timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool
+) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if try await condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+/// A value several threads share.
+final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    init(_ value: Value) { storage = Mutex(value) }
+
+    var value: Value { storage.withLock { $0 } }
+
+    @discardableResult
+    func update<T: Sendable>(_ body: (inout Value) -> T) -> T { storage.withLock { body(&$0) } }
+}
+
+/// UTF-8 bytes of a string.
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+/// A JSON document as bytes.
+func bytes(_ value: JSONValue) -> [UInt8] { JSONWriter.bytes(value) }
+
+/// A deterministic generator (SplitMix64), so random inputs are the same on every run.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
