@@ -9,16 +9,16 @@ import Synchronization
 /// semaphore (it is not one of Swift concurrency's pool threads) while the client's own
 /// thread does the socket work.
 struct ClientSession {
-    static let options: Set<String> = ["timeout-ms", "attempts"]
+    static let options = ClientPatience.options
 
     let client: LogbookClient
 
     init(arguments: Arguments, configuration: Configuration) throws(CLIError) {
-        let timeout = try arguments.integer("timeout-ms", in: 1...600_000) ?? 5_000
-        let attempts = try arguments.integer("attempts", in: 1...100) ?? 3
+        let patience = try ClientPatience(arguments)
         do {
             client = try LogbookClient(
-                endpoints: configuration.endpoints, timeout: .milliseconds(timeout), attempts: attempts)
+                endpoints: configuration.endpoints, timeout: .milliseconds(patience.timeoutMilliseconds),
+                attempts: patience.attempts)
         } catch {
             throw .unavailable("cannot start the client: \(error)")
         }
@@ -58,4 +58,30 @@ struct ClientSession {
 extension JSONObject {
     /// Whether a reply document says `"ok": true`.
     var isOK: Bool { self["ok"] == .bool(true) }
+}
+
+/// How long a client command waits for each reply (`--timeout-ms`, default 5000) and how
+/// many times it tries (`--attempts`, default 3) before it gives up with exit status 3.
+struct ClientPatience {
+    static let options: Set<String> = ["timeout-ms", "attempts"]
+
+    let timeoutMilliseconds: Int
+    let attempts: Int
+
+    init(_ arguments: Arguments) throws(CLIError) {
+        timeoutMilliseconds = try arguments.integer("timeout-ms", in: 1...600_000) ?? 5_000
+        attempts = try arguments.integer("attempts", in: 1...100) ?? 3
+    }
+
+    /// Runs `body` again (up to `attempts` times in all) while the log socket does not answer.
+    func retrying<T>(_ body: () throws(FeedFollowError) -> T) throws(FeedFollowError) -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try body()
+            } catch .logUnavailable where attempt < attempts {
+                attempt += 1
+            }
+        }
+    }
 }

@@ -6,7 +6,7 @@ import LogbookZMQ
 /// position order, read page by page from the worker's log socket (`ReadLog`), for any
 /// consumer to rebuild what it derives. Stops at the head as it was when it got there.
 struct ReplayCommand {
-    static let options: Set<String> = ["from", "limit", "topics"]
+    static let options = Set(["from", "limit", "topics"]).union(ClientPatience.options)
     static let pageSize = 5_000
 
     let arguments: Arguments
@@ -20,10 +20,13 @@ struct ReplayCommand {
         let topics = try arguments.options["topics"].map { words throws(CLIError) in try TopicList.parse([words]) }
         do {
             let context = try ZMQContext()
+            let patience = try ClientPatience(arguments)
             var channel = try LogReadChannel(
-                context, endpoint: configuration.endpoints.log, timeoutMilliseconds: 10_000)
+                context, endpoint: configuration.endpoints.log, timeoutMilliseconds: patience.timeoutMilliseconds)
             while remaining > 0 {
-                let page = try channel.read(from: next, limit: min(Self.pageSize, remaining), topics: topics)
+                let page = try patience.retrying { () throws(FeedFollowError) in
+                    try channel.read(from: next, limit: min(Self.pageSize, remaining), topics: topics)
+                }
                 var bytes: [UInt8] = []
                 for event in page.events.prefix(remaining) {
                     JSONWriter.write(try WireEncoding.envelope(event), into: &bytes)

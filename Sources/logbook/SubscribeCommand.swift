@@ -8,7 +8,7 @@ import LogbookZMQ
 /// newer. `--from N` starts at position N (resume with the last position printed + 1);
 /// without it, it starts at the log's head.
 struct SubscribeCommand {
-    static let options: Set<String> = ["from", "limit"]
+    static let options = Set(["from", "limit"]).union(ClientPatience.options)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -19,13 +19,18 @@ struct SubscribeCommand {
         let from = try arguments.integer("from", in: 1...Int.max)
         var remaining = try arguments.integer("limit", in: 1...Int.max) ?? Int.max
         let endpoints = configuration.endpoints
+        let patience = try ClientPatience(arguments)
         do {
             let context = try ZMQContext()
-            let start = try from.map { Int64($0) - 1 } ?? Self.head(context, endpoints.log)
+            let start = try from.map { Int64($0) - 1 } ?? Self.head(context, endpoints.log, patience)
             var follower = try FeedFollower(
-                context, feed: endpoints.feed, log: endpoints.log, topics: topics, cursor: start)
+                context, feed: endpoints.feed, log: endpoints.log, topics: topics, cursor: start,
+                logTimeoutMilliseconds: patience.timeoutMilliseconds)
+            var failures = 0
             while remaining > 0 {
-                let batch = try follower.waitForNext(timeoutMilliseconds: 1_000).batch
+                guard let batch = try Self.nextBatch(&follower, failures: &failures, patience: patience) else {
+                    continue
+                }
                 try print(batch.events.prefix(remaining))
                 remaining -= min(remaining, batch.events.count)
             }
@@ -37,10 +42,27 @@ struct SubscribeCommand {
         return .success
     }
 
+    /// The next batch, or nil after a log read that went unanswered (the worker may be
+    /// restarting: the cursor stays and the next call tries again), up to `attempts` in a row.
+    private static func nextBatch(_ follower: inout FeedFollower, failures: inout Int, patience: ClientPatience)
+        throws(FeedFollowError) -> FeedBatch?
+    {
+        do {
+            let batch = try follower.waitForNext(timeoutMilliseconds: 1_000).batch
+            failures = 0
+            return batch
+        } catch {
+            guard case .logUnavailable = error, failures + 1 < patience.attempts else { throw error }
+            failures += 1
+            return nil
+        }
+    }
+
     /// The log's head, asked of the log socket.
-    private static func head(_ context: ZMQContext, _ endpoint: String) throws -> Int64 {
-        var channel = try LogReadChannel(context, endpoint: endpoint, timeoutMilliseconds: 5_000)
-        return try channel.read(from: 1, limit: 1, topics: nil).head
+    private static func head(_ context: ZMQContext, _ endpoint: String, _ patience: ClientPatience) throws -> Int64 {
+        var channel = try LogReadChannel(context, endpoint: endpoint, timeoutMilliseconds: patience.timeoutMilliseconds)
+        return try patience.retrying { () throws(FeedFollowError) in try channel.read(from: 1, limit: 1, topics: nil) }
+            .head
     }
 
     private func print(_ events: ArraySlice<RecordedEvent>) throws(CLIError) {

@@ -133,7 +133,7 @@ public struct FeedFollower: ~Copyable {
         let wanted = Set(topics.map(\.category))
         let events = page.events.filter { $0.position > cursor && wanted.contains($0.category) }
         cursor = max(cursor, page.next - 1, events.last?.position ?? 0)
-        if page.events.count < Self.pageSize { needsCatchUp = false }
+        if page.next > page.head { needsCatchUp = false }
         return FeedBatch(events: events, through: cursor)
     }
 }

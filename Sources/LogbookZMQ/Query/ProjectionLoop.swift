@@ -48,10 +48,13 @@ struct ProjectionLoop: ~Copyable {
         }
     }
 
-    private func apply(_ batch: FeedBatch, to target: any ReadModelStore) throws {
+    /// Applies a batch. Only events after `alreadyCounted` count as applied in `Status`
+    /// (a rebuilt generation catching up on events the current one has applied adds none).
+    private func apply(_ batch: FeedBatch, to target: any ReadModelStore, alreadyCounted: Int64 = 0) throws {
         guard try !batch.events.isEmpty || batch.through > target.checkpoint() else { return }
         try target.apply(batch.events, through: batch.through)
-        state.update { $0.eventsApplied += batch.events.count }
+        let fresh = batch.events.count(where: { $0.position > alreadyCounted })
+        if fresh > 0 { state.update { $0.eventsApplied += fresh } }
     }
 
     /// Takes a catch-up request or a finished rebuild off the shared state.
@@ -74,7 +77,7 @@ struct ProjectionLoop: ~Copyable {
         follower.reset(cursor: try newStore.checkpoint())
         while follower.needsCatchUp || follower.cursor < reached {
             if !follower.needsCatchUp { follower.requestCatchUp() }
-            try apply(try follower.next(), to: newStore)
+            try apply(try follower.next(), to: newStore, alreadyCounted: reached)
         }
         store = newStore
         generation = newGeneration

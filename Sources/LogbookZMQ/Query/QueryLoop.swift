@@ -23,6 +23,8 @@ struct QueryLoop: ~Copyable {
     let clock: any Clock
     let log: ProcessLog
     private var parked: [Parked] = []
+    /// The applied position when the projection thread was last asked to read the log.
+    private var nudgedAt: Int64 = -1
     private var answered = 0
     private let startedAt: Int64
 
@@ -97,7 +99,7 @@ struct QueryLoop: ~Copyable {
                     Parked(
                         route: routed, request: request,
                         deadline: MonotonicClock.milliseconds() + Int64(request.timeoutMilliseconds)))
-                state.requestCatchUp()
+                nudge(at: snapshot.applied)
             }
         }
     }
@@ -118,6 +120,15 @@ struct QueryLoop: ~Copyable {
             }
         }
         parked = waiting
+        // The feed moved the read models but not far enough: the position asked for may be
+        // an event no topic carries (an email claim), so read the log rather than wait.
+        if !waiting.isEmpty && snapshot.applied > nudgedAt { nudge(at: snapshot.applied) }
+    }
+
+    /// Asks the projection thread for a log read, once per applied position.
+    private mutating func nudge(at applied: Int64) {
+        nudgedAt = applied
+        state.requestCatchUp()
     }
 
     private mutating func answer(_ request: QueryRequest) -> JSONValue {

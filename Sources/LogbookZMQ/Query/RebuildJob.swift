@@ -29,7 +29,7 @@ struct RebuildJob: ~Copyable {
                         generation: generation, position: cursor, head: page.head, startedAt: startedAt)
                 }
                 state.queryWake.wake()
-                if page.events.count < Self.pageSize { break }
+                if page.next > page.head { break }
             }
             try store.markComplete()
             let seconds = Double(clock.now().millisecondsSinceEpoch - startedAt) / 1000
