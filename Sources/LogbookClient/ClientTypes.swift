@@ -1,6 +1,6 @@
 public import LogbookApplication
-public import LogbookZMQ
 public import LogbookJSON
+public import LogbookZMQ
 
 /// A request/reply server the client talks to. The change feed is not one: it is a PUB
 /// socket a subscriber follows (see `ClientEndpoints.feed`).
@@ -14,7 +14,6 @@ public enum ServerEndpoint: String, Sendable, CaseIterable, CustomStringConverti
 
     public var description: String { rawValue }
 }
-
 
 /// Where the servers listen (libzmq endpoint strings): the same settings the service's
 /// processes use. The defaults are the service's defaults on this machine (ARCHITECTURE §2).

@@ -1,5 +1,5 @@
-public import LogbookApplication
 import Glibc
+public import LogbookApplication
 import LogbookZMQ
 import Synchronization
 

@@ -83,22 +83,17 @@ private struct Tables: ReadModelWriter {
     var checkpoint: Int64 = 0
     var isComplete = false
 
-    func user(_ id: UserId) -> UserView? { users.row(id) }
-    func post(_ id: PostId) -> PostView? { posts.row(id) }
-    func product(_ id: ProductId) -> ProductView? { products.row(id) }
-    func containsOrder(_ id: OrderId) -> Bool { orders.row(id) != nil }
-
     mutating func write(_ change: ReadModelChange) {
         switch change {
         case .insertUser(let user, let position): users.insert(user, id: user.userId, position: position)
-        case .updateUser(let user): users.update(user, id: user.userId)
+        case .updateUser(let id, let changes): users.update(id, changes.applied(to:))
         case .removeUser(let id): users.remove(id)
         case .insertPost(let post, let position): posts.insert(post, id: post.postId, position: position)
-        case .updatePost(let post): posts.update(post, id: post.postId)
+        case .updatePost(let id, let changes): posts.update(id, changes.applied(to:))
         case .removePost(let id): posts.remove(id)
         case .insertProduct(let product, let position):
             products.insert(product, id: product.productId, position: position)
-        case .updateProduct(let product): products.update(product, id: product.productId)
+        case .updateProduct(let id, let changes): products.update(id, changes.applied(to:))
         case .removeProduct(let id): products.remove(id)
         case .insertOrder(let order, let position): orders.insert(order, id: order.orderId, position: position)
         }
@@ -114,15 +109,18 @@ private struct Table<Key: Hashable, View> {
 
     func row(_ key: Key) -> View? { rows[key]?.view }
 
+    /// Adds the row unless one with this id exists.
     mutating func insert(_ view: View, id key: Key, position: Int64) {
-        if let old = rows[key] { removeFromOrder(old.position) }
+        guard rows[key] == nil else { return }
         rows[key] = (position, view)
         let index = self.index(of: position)
         order.insert((position, key), at: index)
     }
 
-    mutating func update(_ view: View, id key: Key) {
-        rows[key]?.view = view
+    /// Changes the row with this id, if there is one.
+    mutating func update(_ key: Key, _ change: (View) -> View) {
+        guard let row = rows[key] else { return }
+        rows[key] = (row.position, change(row.view))
     }
 
     mutating func remove(_ key: Key) {

@@ -35,7 +35,7 @@ public final class SQLiteReadModelReader: ReadModelReader {
     {
         try connection.withLock { (db: inout SQLiteConnection) throws(ReadModelStoreError) -> T in
             let tables = SQLiteReadModelTables(db: db, path: path)
-            return try body(tables)
+            return try tables.transaction { () throws(ReadModelStoreError) in try body(tables) }
         }
     }
 
@@ -72,7 +72,9 @@ public final class SQLiteReadModelReader: ReadModelReader {
     }
 
     public func orders(userId: UserId, page: Int, perPage: Int) throws(ReadModelStoreError) -> Page<OrderView> {
-        try read { (tables) throws(ReadModelStoreError) in try tables.orders(userId: userId, page: page, perPage: perPage) }
+        try read { (tables) throws(ReadModelStoreError) in
+            try tables.orders(userId: userId, page: page, perPage: perPage)
+        }
     }
 
     public func counts() throws(ReadModelStoreError) -> ReadModelCounts {

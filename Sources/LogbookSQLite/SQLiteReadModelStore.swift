@@ -39,7 +39,8 @@ public final class SQLiteReadModelStore: ReadModelStore {
         let identity = try tables.identity()
         try enableWAL(tables, attempts: max(1, busyTimeoutMilliseconds / 10))
         try tables.sql { () throws(SQLiteError) in
-            try db.execute("PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;")
+            try db.execute(
+                "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 10000;")
         }
         guard case .empty = identity else { return }
         try tables.transaction("BEGIN IMMEDIATE") { () throws(ReadModelStoreError) in
@@ -86,11 +87,25 @@ public final class SQLiteReadModelStore: ReadModelStore {
         try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in try tables.checkpoint() }
     }
 
+    /// Events decoded per task of `apply`. A batch of more than one chunk is decoded on
+    /// Dispatch's global queue, chunks in parallel, while this thread writes the rows of
+    /// the chunks already decoded, in order: a long catch-up or a rebuild uses every core.
+    static let chunkSize = 256
+
     public func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError) {
         try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
             try tables.transaction("BEGIN IMMEDIATE") { () throws(ReadModelStoreError) in
                 let checkpoint = try tables.checkpoint()
-                try Projector.project(events, through: position, checkpoint: checkpoint, into: &tables)
+                try Projector.check(events, through: position, checkpoint: checkpoint)
+                if events.count <= Self.chunkSize {
+                    try Projector.apply(try Projector.decode(events[...]), to: &tables)
+                } else {
+                    let chunks = stride(from: 0, to: events.count, by: Self.chunkSize).map { start in
+                        DecodingChunk(events[start..<min(start + Self.chunkSize, events.count)])
+                    }
+                    // A chunk that cannot be decoded throws here, and the transaction rolls back.
+                    for chunk in chunks { try Projector.apply(try chunk.events(), to: &tables) }
+                }
                 if position != checkpoint { try tables.setCheckpoint(position) }
             }
         }
@@ -118,5 +133,24 @@ public final class SQLiteReadModelStore: ReadModelStore {
                 (try tables.db.text("PRAGMA journal_mode") ?? "", Int(try tables.db.scalar("PRAGMA synchronous") ?? -1))
             }
         }
+    }
+}
+
+/// A chunk of events being decoded on Dispatch's global queue; `events()` waits for the outcome.
+private final class DecodingChunk: Sendable {
+    private let outcome = Mutex<Result<[ProjectedEvent], ReadModelStoreError>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ events: ArraySlice<RecordedEvent>) {
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let result = Result { () throws(ReadModelStoreError) in try Projector.decode(events) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+    }
+
+    func events() throws(ReadModelStoreError) -> [ProjectedEvent] {
+        done.wait()
+        return try outcome.withLock { $0! }.get()
     }
 }

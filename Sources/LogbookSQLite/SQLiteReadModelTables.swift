@@ -89,7 +89,7 @@ struct SQLiteReadModelTables: ReadModelWriter {
 
     func checkpoint() throws(ReadModelStoreError) -> Int64 {
         let checkpoint = try sql { () throws(SQLiteError) in
-            try db.scalar("SELECT checkpoint FROM read_model_meta WHERE id = 1")
+            try db.scalar(SQL.checkpoint)
         }
         guard let checkpoint else { throw .corrupt("\(path): the checkpoint row is missing") }
         return checkpoint
@@ -97,7 +97,7 @@ struct SQLiteReadModelTables: ReadModelWriter {
 
     func setCheckpoint(_ position: Int64) throws(ReadModelStoreError) {
         try sql { () throws(SQLiteError) in
-            try db.statement("UPDATE read_model_meta SET checkpoint = ? WHERE id = 1").run([.int(position)])
+            try db.statement(SQL.setCheckpoint).run([.int(position)])
         }
     }
 
@@ -111,40 +111,28 @@ struct SQLiteReadModelTables: ReadModelWriter {
 
     // MARK: Lookups
 
-    private static let userColumns =
-        "user_id, name, email, gender, birthday, subscription, registered_at, updated_at"
-    private static let postColumns = "post_id, author_id, title, content, created_at, updated_at"
-    private static let productColumns = "product_id, name, price, category, stock, updated_at"
-    private static let orderColumns =
-        "order_id, user_id, product_id, quantity, unit_price, total_price, status, placed_at"
-
     func user(_ id: UserId) throws(ReadModelStoreError) -> UserView? {
-        try row("SELECT \(Self.userColumns) FROM users WHERE user_id = ?", id.rawValue, Self.user)
+        try row(SQL.user, id.rawValue, Self.user)
     }
 
     func post(_ id: PostId) throws(ReadModelStoreError) -> PostView? {
-        try row("SELECT \(Self.postColumns) FROM posts WHERE post_id = ?", id.rawValue, Self.post)
+        try row(SQL.post, id.rawValue, Self.post)
     }
 
     func product(_ id: ProductId) throws(ReadModelStoreError) -> ProductView? {
-        try row("SELECT \(Self.productColumns) FROM products WHERE product_id = ?", id.rawValue, Self.product)
-    }
-
-    func order(_ id: OrderId) throws(ReadModelStoreError) -> OrderView? {
-        try row("SELECT \(Self.orderColumns) FROM orders WHERE order_id = ?", id.rawValue, Self.order)
-    }
-
-    func containsOrder(_ id: OrderId) throws(ReadModelStoreError) -> Bool {
-        try sql { () throws(SQLiteError) in
-            try db.scalar("SELECT 1 FROM orders WHERE order_id = ?", [.text(id.rawValue)]) != nil
-        }
+        try row(SQL.product, id.rawValue, Self.product)
     }
 
     private func row<View>(
         _ query: String, _ id: String, _ decode: (SQLiteStatement) throws(DomainError) -> View
     ) throws(ReadModelStoreError) -> View? {
         let statement = try sql { () throws(SQLiteError) in try db.statement(query) }
-        guard try sql({ () throws(SQLiteError) in try statement.bind([.text(id)]); return try statement.step() })
+        defer { statement.reset() }
+        guard
+            try sql({ () throws(SQLiteError) in
+                try statement.bind([.text(id)])
+                return try statement.step()
+            })
         else { return nil }
         return try decoded(statement, decode)
     }
@@ -162,13 +150,15 @@ struct SQLiteReadModelTables: ReadModelWriter {
     // MARK: Lists
 
     func users(page: Int, perPage: Int) throws(ReadModelStoreError) -> Page<UserView> {
-        try list("users", Self.userColumns, [], [], page: page, perPage: perPage, Self.user)
+        try list("users", SQL.userColumns, [], [], page: page, perPage: perPage, Self.user)
     }
 
     func posts(authorId: UserId?, page: Int, perPage: Int) throws(ReadModelStoreError) -> Page<PostView> {
-        guard let authorId else { return try list("posts", Self.postColumns, [], [], page: page, perPage: perPage, Self.post) }
+        guard let authorId else {
+            return try list("posts", SQL.postColumns, [], [], page: page, perPage: perPage, Self.post)
+        }
         return try list(
-            "posts", Self.postColumns, ["author_id = ?"], [.text(authorId.rawValue)], page: page, perPage: perPage,
+            "posts", SQL.postColumns, ["author_id = ?"], [.text(authorId.rawValue)], page: page, perPage: perPage,
             Self.post)
     }
 
@@ -190,20 +180,18 @@ struct SQLiteReadModelTables: ReadModelWriter {
             bindings.append(.text(ProductFilter.folded(search)))
         }
         return try list(
-            "products", Self.productColumns, conditions, bindings, page: page, perPage: perPage, Self.product)
+            "products", SQL.productColumns, conditions, bindings, page: page, perPage: perPage, Self.product)
     }
 
     func orders(userId: UserId, page: Int, perPage: Int) throws(ReadModelStoreError) -> Page<OrderView> {
         try list(
-            "orders", Self.orderColumns, ["user_id = ?"], [.text(userId.rawValue)], page: page, perPage: perPage,
+            "orders", SQL.orderColumns, ["user_id = ?"], [.text(userId.rawValue)], page: page, perPage: perPage,
             Self.order)
     }
 
     func counts() throws(ReadModelStoreError) -> ReadModelCounts {
         try sql { () throws(SQLiteError) in
-            let row = try db.statement(
-                "SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM posts), "
-                    + "(SELECT count(*) FROM products), (SELECT count(*) FROM orders)")
+            let row = try db.statement(SQL.counts)
             defer { row.reset() }
             _ = try row.step()
             return ReadModelCounts(
@@ -282,46 +270,58 @@ struct SQLiteReadModelTables: ReadModelWriter {
     private func perform(_ change: ReadModelChange) throws(SQLiteError) {
         switch change {
         case .insertUser(let user, let position):
-            try db.statement(
-                "INSERT INTO users (position, user_id, name, email, gender, birthday, subscription, registered_at, "
-                    + "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            ).run([.int(position), .text(user.userId.rawValue)] + Self.userFields(user))
-        case .updateUser(let user):
-            try db.statement(
-                "UPDATE users SET name = ?, email = ?, gender = ?, birthday = ?, subscription = ?, registered_at = ?, "
-                    + "updated_at = ? WHERE user_id = ?"
-            ).run(Self.userFields(user) + [.text(user.userId.rawValue)])
+            try db.statement(SQL.insertUser).run([
+                .int(position), .text(user.userId.rawValue), .text(user.name), .text(user.email),
+                .text(user.gender.rawValue), Self.text(user.birthday?.description), .text(user.subscription.rawValue),
+                .int(user.registeredAt.millisecondsSinceEpoch), .int(user.updatedAt.millisecondsSinceEpoch),
+            ])
+        case .updateUser(let id, let changes):
+            try db.statement(SQL.updateUser).run([
+                Self.text(changes.name), Self.text(changes.email), Self.text(changes.gender?.rawValue),
+                Self.text(changes.birthday?.description), Self.text(changes.subscription?.rawValue),
+                .int(changes.updatedAt.millisecondsSinceEpoch), .text(id.rawValue),
+            ])
         case .removeUser(let id):
-            try db.statement("DELETE FROM users WHERE user_id = ?").run([.text(id.rawValue)])
+            try db.statement(SQL.removeUser).run([.text(id.rawValue)])
         case .insertPost(let post, let position):
-            try db.statement(
-                "INSERT INTO posts (position, post_id, author_id, title, content, created_at, updated_at) "
-                    + "VALUES (?, ?, ?, ?, replace(?, ?, char(0)), ?, ?)"
-            ).run([.int(position), .text(post.postId.rawValue)] + (try Self.postFields(post)))
-        case .updatePost(let post):
-            try db.statement(
-                "UPDATE posts SET author_id = ?, title = ?, content = replace(?, ?, char(0)), created_at = ?, "
-                    + "updated_at = ? WHERE post_id = ?"
-            ).run((try Self.postFields(post)) + [.text(post.postId.rawValue)])
+            let content = try NULSafeText(post.content)
+            try db.statement(SQL.insertPost).run([
+                .int(position), .text(post.postId.rawValue), .text(post.authorId.rawValue), .text(post.title),
+                .text(content.text), .text(content.placeholder), .int(post.createdAt.millisecondsSinceEpoch),
+                .int(post.updatedAt.millisecondsSinceEpoch),
+            ])
+        case .updatePost(let id, let changes):
+            var content: NULSafeText?
+            if let text = changes.content { content = try NULSafeText(text) }
+            try db.statement(SQL.updatePost).run([
+                Self.text(changes.title), Self.text(content?.text), .text(content?.placeholder ?? ""),
+                .int(changes.updatedAt.millisecondsSinceEpoch), .text(id.rawValue),
+            ])
         case .removePost(let id):
-            try db.statement("DELETE FROM posts WHERE post_id = ?").run([.text(id.rawValue)])
+            try db.statement(SQL.removePost).run([.text(id.rawValue)])
         case .insertProduct(let product, let position):
-            try db.statement(
-                "INSERT INTO products (position, product_id, name, name_folded, price, category, stock, updated_at) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-            ).run([.int(position), .text(product.productId.rawValue)] + Self.productFields(product))
-        case .updateProduct(let product):
-            try db.statement(
-                "UPDATE products SET name = ?, name_folded = ?, price = ?, category = ?, stock = ?, updated_at = ? "
-                    + "WHERE product_id = ?"
-            ).run(Self.productFields(product) + [.text(product.productId.rawValue)])
+            try db.statement(SQL.insertProduct).run([
+                .int(position), .text(product.productId.rawValue), .text(product.name),
+                .text(ProductFilter.folded(product.name)), .text(product.price.description),
+                .text(product.category.rawValue), .int(Int64(product.stock)),
+                .int(product.updatedAt.millisecondsSinceEpoch),
+            ])
+        case .updateProduct(let id, let changes) where changes.changesOnlyStock:
+            // Restocks and purchases: a statement that leaves the category index alone.
+            try db.statement(SQL.updateProductStock).run([
+                .int(Int64(changes.stock ?? 0)), .int(changes.updatedAt.millisecondsSinceEpoch), .text(id.rawValue),
+            ])
+        case .updateProduct(let id, let changes):
+            try db.statement(SQL.updateProduct).run([
+                Self.text(changes.name), Self.text(changes.name.map(ProductFilter.folded)),
+                Self.text(changes.price?.description), Self.text(changes.category?.rawValue),
+                changes.stock.map { .int(Int64($0)) } ?? .null, .int(changes.updatedAt.millisecondsSinceEpoch),
+                .text(id.rawValue),
+            ])
         case .removeProduct(let id):
-            try db.statement("DELETE FROM products WHERE product_id = ?").run([.text(id.rawValue)])
+            try db.statement(SQL.removeProduct).run([.text(id.rawValue)])
         case .insertOrder(let order, let position):
-            try db.statement(
-                "INSERT INTO orders (position, order_id, user_id, product_id, quantity, unit_price, total_price, "
-                    + "status, placed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            ).run([
+            try db.statement(SQL.insertOrder).run([
                 .int(position), .text(order.orderId.rawValue), .text(order.userId.rawValue),
                 .text(order.productId.rawValue), .int(Int64(order.quantity)), .text(order.unitPrice.description),
                 .text(order.totalPrice.description), .text(order.status.rawValue),
@@ -330,28 +330,57 @@ struct SQLiteReadModelTables: ReadModelWriter {
         }
     }
 
-    private static func userFields(_ user: UserView) -> [SQLiteValue] {
-        [
-            .text(user.name), .text(user.email), .text(user.gender.rawValue),
-            user.birthday.map { .text($0.description) } ?? .null, .text(user.subscription.rawValue),
-            .int(user.registeredAt.millisecondsSinceEpoch), .int(user.updatedAt.millisecondsSinceEpoch),
-        ]
-    }
+    /// A value, or NULL for none (in an update: "leave the column as it is", by `coalesce`).
+    private static func text(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+}
 
-    private static func postFields(_ post: PostView) throws(SQLiteError) -> [SQLiteValue] {
-        let content = try NULSafeText(post.content)
-        return [
-            .text(post.authorId.rawValue), .text(post.title), .text(content.text), .text(content.placeholder),
-            .int(post.createdAt.millisecondsSinceEpoch), .int(post.updatedAt.millisecondsSinceEpoch),
-        ]
-    }
+/// The statements of the read-model store, built once: the connection caches a prepared
+/// statement per SQL text, so a text must not be rebuilt for every row. An insert leaves
+/// an existing row with the same id alone, as `ReadModelChange` says; a clash of positions
+/// is an error.
+private enum SQL {
+    static let userColumns = "user_id, name, email, gender, birthday, subscription, registered_at, updated_at"
+    static let postColumns = "post_id, author_id, title, content, created_at, updated_at"
+    static let productColumns = "product_id, name, price, category, stock, updated_at"
+    static let orderColumns = "order_id, user_id, product_id, quantity, unit_price, total_price, status, placed_at"
 
-    private static func productFields(_ product: ProductView) -> [SQLiteValue] {
-        [
-            .text(product.name), .text(ProductFilter.folded(product.name)), .text(product.price.description),
-            .text(product.category.rawValue), .int(Int64(product.stock)), .int(product.updatedAt.millisecondsSinceEpoch),
-        ]
-    }
+    static let checkpoint = "SELECT checkpoint FROM read_model_meta WHERE id = 1"
+    static let setCheckpoint = "UPDATE read_model_meta SET checkpoint = ? WHERE id = 1"
+    static let counts =
+        "SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM posts), (SELECT count(*) FROM products), "
+        + "(SELECT count(*) FROM orders)"
+
+    static let user = "SELECT \(userColumns) FROM users WHERE user_id = ?"
+    static let post = "SELECT \(postColumns) FROM posts WHERE post_id = ?"
+    static let product = "SELECT \(productColumns) FROM products WHERE product_id = ?"
+
+    static let insertUser =
+        "INSERT INTO users (position, user_id, name, email, gender, birthday, subscription, registered_at, updated_at) "
+        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO NOTHING"
+    static let updateUser =
+        "UPDATE users SET name = coalesce(?, name), email = coalesce(?, email), gender = coalesce(?, gender), "
+        + "birthday = coalesce(?, birthday), subscription = coalesce(?, subscription), updated_at = ? "
+        + "WHERE user_id = ?"
+    static let removeUser = "DELETE FROM users WHERE user_id = ?"
+    static let insertPost =
+        "INSERT INTO posts (position, post_id, author_id, title, content, created_at, updated_at) "
+        + "VALUES (?, ?, ?, ?, replace(?, ?, char(0)), ?, ?) ON CONFLICT (post_id) DO NOTHING"
+    static let updatePost =
+        "UPDATE posts SET title = coalesce(?, title), content = coalesce(replace(?, ?, char(0)), content), "
+        + "updated_at = ? WHERE post_id = ?"
+    static let removePost = "DELETE FROM posts WHERE post_id = ?"
+    static let insertProduct =
+        "INSERT INTO products (position, product_id, name, name_folded, price, category, stock, updated_at) "
+        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (product_id) DO NOTHING"
+    static let updateProduct =
+        "UPDATE products SET name = coalesce(?, name), name_folded = coalesce(?, name_folded), "
+        + "price = coalesce(?, price), category = coalesce(?, category), stock = coalesce(?, stock), updated_at = ? "
+        + "WHERE product_id = ?"
+    static let updateProductStock = "UPDATE products SET stock = ?, updated_at = ? WHERE product_id = ?"
+    static let removeProduct = "DELETE FROM products WHERE product_id = ?"
+    static let insertOrder =
+        "INSERT INTO orders (position, order_id, user_id, product_id, quantity, unit_price, total_price, status, "
+        + "placed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (order_id) DO NOTHING"
 }
 
 /// Text bound through `replace(text, placeholder, char(0))`. `SQLiteStatement.bind` hands

@@ -66,7 +66,7 @@ struct UpCommand {
 
     private static func spawn(_ executable: String, _ arguments: [String]) throws(CLIError) -> pid_t {
         let argv = ([executable] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

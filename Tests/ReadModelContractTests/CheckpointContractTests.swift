@@ -165,6 +165,64 @@ struct CheckpointContractTests {
         #expect(try whole.reader.checkpoint() == log.head)
     }
 
+    /// A log long enough that one batch spans many decoding chunks of the SQLite store.
+    private static func longLog() throws -> Log {
+        var log = Log()
+        for index in 0..<700 {
+            log.record(try Events.registered("u\(index)"))
+            log.record(try Events.emailClaimed("u\(index)@example.com", by: "u\(index)"))
+            log.record(try Events.productAdded("p\(index)", name: "Product \(index)", stock: 5))
+            if index % 3 == 0 {
+                log.record(
+                    try Events.purchase(
+                        order: "o\(index)", user: "u\(index)", product: "p\(index)", quantity: 5, stockAfter: 0))
+            }
+            if index % 7 == 0 { log.record(try Events.userDeleted("u\(index / 2)")) }
+        }
+        return log
+    }
+
+    @Test(arguments: ReadModelStoreKind.allCases)
+    func aLongBatchIsAppliedInOrder(kind: ReadModelStoreKind) throws {
+        let log = try Self.longLog()
+        #expect(log.all.count > 2_000)
+        let whole = try ReadModelHarness(kind)
+        try whole.store.apply(log.all, through: log.head)
+        let oneByOne = try ReadModelHarness(kind)
+        for event in log.all { try oneByOne.store.apply([event], through: event.position) }
+        #expect(try whole.snapshot() == oneByOne.snapshot())
+        let counts = try whole.reader.counts()
+        #expect(counts == ReadModelCounts(users: 600, posts: 0, products: 700, orders: 234))
+        #expect(try whole.reader.products(inStockOnly: true, page: 1, perPage: 1).total == 466)
+        #expect(
+            try whole.reader.orders(userId: UserId("u699"), page: 1, perPage: 5).items.map(\.orderId.rawValue) == [
+                "o699"
+            ])
+    }
+
+    @Test(arguments: ReadModelStoreKind.allCases)
+    func anUnreadableEventLateInALongBatchWritesNothing(kind: ReadModelStoreKind) throws {
+        var log = try Self.longLog()
+        let bad = log.record(type: "UserRegistered", stream: "user-late", data: #"{"userId":"late"}"#)
+        log.record(try Events.registered("after"))
+        let harness = try ReadModelHarness(kind)
+        try harness.store.apply([], through: 0)
+        #expect(throws: ReadModelStoreError.self) { try harness.store.apply(log.all, through: log.head) }
+        #expect(try harness.snapshot() == Snapshot(checkpoint: 0, users: [], posts: [], products: [], counts: .init()))
+        // Everything before the bad event applies; the bad event is named.
+        try harness.store.apply(log.events(after: 0).filter { $0.position < bad.position }, through: bad.position - 1)
+        let error = try #require(throws: ReadModelStoreError.self) {
+            try harness.store.apply(log.events(after: bad.position - 1), through: log.head)
+        }
+        guard case .unreadableEvent(let position, _) = error else {
+            Issue.record("expected unreadableEvent, got \(error)")
+            return
+        }
+        #expect(position == bad.position)
+        #expect(try harness.store.checkpoint() == bad.position - 1)
+        #expect(try harness.reader.user(UserId("after")) == nil)
+    }
+
     @Test(arguments: ReadModelStoreKind.allCases)
     func completenessIsMarkedOnlyOnRequest(kind: ReadModelStoreKind) throws {
         let harness = try ReadModelHarness(kind)

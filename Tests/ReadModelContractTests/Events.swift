@@ -10,7 +10,8 @@ enum Events {
         .user(
             .registered(
                 UserRegistered(
-                    userId: try UserId(id), name: try PersonName(name), email: try EmailAddress(email ?? "\(id)@example.com"),
+                    userId: try UserId(id), name: try PersonName(name),
+                    email: try EmailAddress(email ?? "\(id)@example.com"),
                     gender: gender, birthday: try birthday.map { raw throws in try Birthday(recorded: raw) },
                     subscription: subscription)))
     }
@@ -83,7 +84,8 @@ enum Events {
     static func productRestocked(_ id: String, quantity: Int, stock: Int) throws -> DomainEvent {
         .product(
             .restocked(
-                ProductRestocked(productId: try ProductId(id), quantity: try Quantity(quantity), stock: try Stock(stock))
+                ProductRestocked(
+                    productId: try ProductId(id), quantity: try Quantity(quantity), stock: try Stock(stock))
             ))
     }
 

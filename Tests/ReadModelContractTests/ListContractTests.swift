@@ -51,7 +51,8 @@ struct ListContractTests {
         // Later rows come after, however their ids sort.
         log.record(try Events.productAdded("0", name: "Zero"))
         try harness.catchUp(log)
-        #expect(try harness.reader.products(page: 1, perPage: 10).items.map(\.productId.rawValue) == ["a", "b", "d", "0"])
+        #expect(
+            try harness.reader.products(page: 1, perPage: 10).items.map(\.productId.rawValue) == ["a", "b", "d", "0"])
     }
 
     @Test(arguments: ReadModelStoreKind.allCases)
@@ -85,7 +86,10 @@ struct ListContractTests {
         #expect(
             try harness.reader.posts(authorId: UserId("u1"), page: 2, perPage: 1).items.map(\.postId.rawValue)
                 == ["p4"])
-        #expect(try harness.reader.posts(authorId: nil, page: 1, perPage: 10).items.map(\.postId.rawValue) == ["p1", "p2", "p4"])
+        #expect(
+            try harness.reader.posts(authorId: nil, page: 1, perPage: 10).items.map(\.postId.rawValue) == [
+                "p1", "p2", "p4",
+            ])
         #expect(try harness.reader.posts(authorId: UserId("nobody"), page: 1, perPage: 10).total == 0)
         // A deleted author's posts stay: only PostDeleted removes a post.
         log.record(try Events.userDeleted("u2"))
@@ -103,14 +107,20 @@ struct ListContractTests {
         var stock = 100
         for (index, user) in ["u1", "u2", "u1", "u1", "u2"].enumerated() {
             stock -= 1
-            log.record(try Events.purchase(order: "o\(index)", user: user, product: "p1", quantity: 1, stockAfter: stock))
+            log.record(
+                try Events.purchase(order: "o\(index)", user: user, product: "p1", quantity: 1, stockAfter: stock))
         }
         try harness.catchUp(log)
         let first = try harness.reader.orders(userId: UserId("u1"), page: 1, perPage: 2)
         #expect(first.items.map(\.orderId.rawValue) == ["o0", "o2"])
         #expect(first.total == 3)
-        #expect(try harness.reader.orders(userId: UserId("u1"), page: 2, perPage: 2).items.map(\.orderId.rawValue) == ["o3"])
-        #expect(try harness.reader.orders(userId: UserId("u2"), page: 1, perPage: 20).items.map(\.orderId.rawValue) == ["o1", "o4"])
+        #expect(
+            try harness.reader.orders(userId: UserId("u1"), page: 2, perPage: 2).items.map(\.orderId.rawValue) == ["o3"]
+        )
+        #expect(
+            try harness.reader.orders(userId: UserId("u2"), page: 1, perPage: 20).items.map(\.orderId.rawValue) == [
+                "o1", "o4",
+            ])
         #expect(try harness.reader.orders(userId: UserId("u3"), page: 1, perPage: 20).total == 0)
         #expect(try harness.reader.product(ProductId("p1"))?.stock == 95)
     }

@@ -226,7 +226,9 @@ struct ProjectionContractTests {
         var log = Log()
         log.record(try Events.registered("u1"))
         log.record(try Events.productAdded("p1", price: "19.99", stock: 100))
-        log.record(try Events.purchase(order: "o1", user: "u1", product: "p1", quantity: 3, stockAfter: 97, unitPrice: "19.99"))
+        log.record(
+            try Events.purchase(order: "o1", user: "u1", product: "p1", quantity: 3, stockAfter: 97, unitPrice: "19.99")
+        )
         try harness.catchUp(log)
         let orders = try harness.reader.orders(userId: UserId("u1"), page: 1, perPage: 10)
         let order = try #require(orders.items.first)

@@ -20,7 +20,8 @@ struct QueryHandlerTests {
         log.record(try Events.productAdded("p2", name: "Black tea", price: "3.10", category: .food, stock: 0))
         log.record(try Events.productAdded("p3", name: "T-shirt", price: "15", category: .clothing, stock: 8))
         log.record(try Events.purchase(order: "o1", user: "u1", product: "p1", quantity: 2, stockAfter: 1))
-        log.record(try Events.purchase(order: "o2", user: "u1", product: "p3", quantity: 1, stockAfter: 7, unitPrice: "15.00"))
+        log.record(
+            try Events.purchase(order: "o2", user: "u1", product: "p3", quantity: 1, stockAfter: 7, unitPrice: "15.00"))
         let store = InMemoryReadModelStore()
         try store.apply(log.all, through: log.head)
         return (store, log)
@@ -67,7 +68,8 @@ struct QueryHandlerTests {
     @Test func listsAnswerItemsPageAndTotal() throws {
         let (store, _) = try Self.readModels()
         let users = try answer("ListUsers", ["perPage": 1, "page": 2], store)
-        #expect(users == ["items": [try #require(try store.user(UserId("u2"))).json], "page": 2, "perPage": 1, "total": 2])
+        #expect(
+            users == ["items": [try #require(try store.user(UserId("u2"))).json], "page": 2, "perPage": 1, "total": 2])
         #expect(users.objectValue?.keys == ["items", "page", "perPage", "total"])
 
         let defaults = try answer("ListUsers", [:], store)
@@ -79,7 +81,8 @@ struct QueryHandlerTests {
         #expect(posts.objectValue?["items"]?.arrayValue?.map { $0.objectValue?["postId"] } == ["x2"])
         #expect(posts.objectValue?["total"] == 1)
         #expect(try answer("ListPosts", [:], store).objectValue?["total"] == 2)
-        #expect(try answer("ListPosts", ["authorId": "u9"], store) == ["items": [], "page": 1, "perPage": 20, "total": 0])
+        #expect(
+            try answer("ListPosts", ["authorId": "u9"], store) == ["items": [], "page": 1, "perPage": 20, "total": 0])
 
         let orders = try answer("ListOrders", ["userId": "u1"], store)
         #expect(orders.objectValue?["items"]?.arrayValue?.map { $0.objectValue?["orderId"] } == ["o1", "o2"])
@@ -91,7 +94,8 @@ struct QueryHandlerTests {
         let (store, _) = try Self.readModels()
         func ids(_ data: JSONValue) throws -> [String] {
             let result = try answer("ListProducts", data, store)
-            return result.objectValue?["items"]?.arrayValue?.compactMap { $0.objectValue?["productId"]?.stringValue } ?? []
+            return result.objectValue?["items"]?.arrayValue?.compactMap { $0.objectValue?["productId"]?.stringValue }
+                ?? []
         }
         #expect(try ids([:]) == ["p1", "p2", "p3"])
         #expect(try ids(["category": "food"]) == ["p1", "p2"])

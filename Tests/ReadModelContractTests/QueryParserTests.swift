@@ -45,7 +45,8 @@ struct QueryParserTests {
 
     @Test func nullMeansAbsent() throws {
         #expect(
-            try parse("ListProducts", ["category": nil, "inStockOnly": nil, "search": nil, "page": nil, "perPage": nil])
+            try parse(
+                "ListProducts", ["category": nil, "inStockOnly": nil, "search": nil, "page": nil, "perPage": nil])
                 == .listProducts(ProductFilter(), .first))
         #expect(try parse("ListPosts", ["authorId": nil]) == .listPosts(authorId: nil, .first))
     }
@@ -99,7 +100,10 @@ struct QueryParserTests {
         ("inStockOnly a number", "ListProducts", ["inStockOnly": 1], "inStockOnly"),
         ("search not a string", "ListProducts", ["search": 42], "search"),
         ("search too long", "ListProducts", ["search": .string(String(repeating: "x", count: 201))], "search"),
-        ("search too many bytes", "ListProducts", ["search": .string(String(repeating: "e" + String(repeating: "\u{301}", count: 10), count: 50))], "search"),
+        (
+            "search too many bytes", "ListProducts",
+            ["search": .string(String(repeating: "e" + String(repeating: "\u{301}", count: 10), count: 50))], "search"
+        ),
         ("filter on the wrong list", "ListUsers", ["category": "food"], "category"),
     ]
 

@@ -13,16 +13,18 @@ public struct ProjectedEvent: Sendable, Equatable {
     }
 }
 
-/// Folds events of the log into the read models' rows. Pure: it reads rows through a
-/// `ReadModelLookup` and says what to write as `ReadModelChange`s; the stores only carry
-/// them out, inside one transaction per batch together with the checkpoint.
+/// Folds events of the log into the read models' rows. Pure: each event becomes at most one
+/// `ReadModelChange`, decided from the event alone (events carry what they change, stock
+/// included), and the stores only carry the changes out, inside one transaction per batch
+/// together with the checkpoint.
 ///
-/// - `UserRegistered`, `PostCreated`, `ProductAdded`, `OrderPlaced` insert a row (unless
-///   one with that id exists: a valid log never reuses an id, and the first one wins).
+/// - `UserRegistered`, `PostCreated`, `ProductAdded`, `OrderPlaced` insert a row (an insert
+///   leaves an existing row with that id alone: a valid log never reuses an id, and the
+///   first one wins).
 /// - `UserProfileUpdated` (the changed fields), `SubscriptionChanged`, `PostEdited`,
 ///   `ProductUpdated`, `ProductRestocked` and `ProductPurchased` (the stock the event
 ///   records) update the row and its `updatedAt`; an update of a row that does not exist
-///   is skipped.
+///   (one deleted before, which a valid log never updates) changes nothing.
 /// - `UserDeleted`, `PostDeleted`, `ProductRemoved` remove the row: it answers `not_found`
 ///   and leaves every list.
 /// - Events of categories without a read model (`email`, the internal claim streams, and
@@ -31,18 +33,14 @@ public enum Projector {
     /// The stream categories that have read models.
     public static let projectedCategories: Set<String> = ["user", "post", "product", "order"]
 
-    /// Checks a batch against the checkpoint and decodes the events that have read models.
-    /// Throws, before anything is written, for an event at or below the checkpoint,
-    /// positions that do not strictly increase, an event beyond `through`, `through`
-    /// below the checkpoint, or an event that cannot be decoded (or whose payload names
-    /// another stream than the one it was recorded on).
-    public static func prepare(_ events: [RecordedEvent], through: Int64, checkpoint: Int64)
-        throws(ReadModelStoreError) -> [ProjectedEvent]
+    /// Checks a batch against the checkpoint without decoding it. Throws for an event at or
+    /// below the checkpoint, positions that do not strictly increase, an event beyond
+    /// `through`, or `through` below the checkpoint.
+    public static func check(_ events: [RecordedEvent], through: Int64, checkpoint: Int64)
+        throws(ReadModelStoreError)
     {
         guard through >= checkpoint else { throw .checkpointWouldMoveBack(through: through, checkpoint: checkpoint) }
         var previous: Int64?
-        var prepared: [ProjectedEvent] = []
-        prepared.reserveCapacity(events.count)
         for recorded in events {
             if recorded.position <= checkpoint {
                 throw .alreadyApplied(position: recorded.position, checkpoint: checkpoint)
@@ -52,12 +50,30 @@ public enum Projector {
             }
             if recorded.position > through { throw .beyondTarget(position: recorded.position, through: through) }
             previous = recorded.position
-            if let decoded = try decode(recorded) { prepared.append(decoded) }
         }
-        return prepared
     }
 
-    /// The decoded event, or nil for a category without a read model.
+    /// Checks a batch (see `check`) and decodes the events that have read models. Nothing is
+    /// written; it throws for a batch `check` refuses or an event that cannot be decoded.
+    public static func prepare(_ events: [RecordedEvent], through: Int64, checkpoint: Int64)
+        throws(ReadModelStoreError) -> [ProjectedEvent]
+    {
+        try check(events, through: through, checkpoint: checkpoint)
+        return try decode(events[...])
+    }
+
+    /// Decodes the events of `events` that have read models, in order.
+    public static func decode(_ events: ArraySlice<RecordedEvent>) throws(ReadModelStoreError) -> [ProjectedEvent] {
+        var decoded: [ProjectedEvent] = []
+        decoded.reserveCapacity(events.count)
+        for recorded in events {
+            if let event = try decode(recorded) { decoded.append(event) }
+        }
+        return decoded
+    }
+
+    /// The decoded event, or nil for a category without a read model. Throws for an event
+    /// that cannot be decoded, or whose payload names another stream than the one it is on.
     public static func decode(_ recorded: RecordedEvent) throws(ReadModelStoreError) -> ProjectedEvent? {
         guard projectedCategories.contains(recorded.category) else { return nil }
         let event: DomainEvent
@@ -77,12 +93,12 @@ public enum Projector {
             event: event)
     }
 
-    /// Applies prepared events in order, each seeing the rows the earlier ones wrote.
+    /// Applies decoded events in order.
     public static func apply(_ events: [ProjectedEvent], to writer: inout some ReadModelWriter)
         throws(ReadModelStoreError)
     {
         for event in events {
-            if let change = try change(for: event, current: writer) { try writer.write(change) }
+            if let change = change(for: event) { try writer.write(change) }
         }
     }
 
@@ -94,104 +110,55 @@ public enum Projector {
         try apply(try prepare(events, through: through, checkpoint: checkpoint), to: &writer)
     }
 
-    /// The one row write `event` makes, given the current rows; nil when it changes nothing.
-    public static func change(for projected: ProjectedEvent, current rows: some ReadModelLookup)
-        throws(ReadModelStoreError) -> ReadModelChange?
-    {
+    /// The one row write `event` makes; nil when it changes no read model.
+    public static func change(for projected: ProjectedEvent) -> ReadModelChange? {
         let at = projected.recordedAt
+        let position = projected.position
         switch projected.event {
-        case .user(let event): return try change(for: event, at: at, position: projected.position, rows)
-        case .post(let event): return try change(for: event, at: at, position: projected.position, rows)
-        case .product(let event): return try change(for: event, at: at, position: projected.position, rows)
-        case .order(.placed(let e)):
-            guard try !rows.containsOrder(e.orderId) else { return nil }
-            let order = OrderView(
-                orderId: e.orderId, userId: e.userId, productId: e.productId, quantity: e.quantity.value,
-                unitPrice: e.unitPrice, totalPrice: e.totalPrice, status: e.status, placedAt: at)
-            return .insertOrder(order, position: projected.position)
-        case .emailClaim:
-            return nil
-        }
-    }
-
-    private static func change(for event: UserEvent, at: Timestamp, position: Int64, _ rows: some ReadModelLookup)
-        throws(ReadModelStoreError) -> ReadModelChange?
-    {
-        switch event {
-        case .registered(let e):
-            guard try rows.user(e.userId) == nil else { return nil }
+        case .user(.registered(let e)):
             let user = UserView(
                 userId: e.userId, name: e.name.value, email: e.email.value, gender: e.gender, birthday: e.birthday,
                 subscription: e.subscription, registeredAt: at, updatedAt: at)
             return .insertUser(user, position: position)
-        case .profileUpdated(let e):
-            guard var user = try rows.user(e.userId) else { return nil }
-            if let name = e.name { user.name = name.value }
-            if let email = e.email { user.email = email.value }
-            if let gender = e.gender { user.gender = gender }
-            if let birthday = e.birthday { user.birthday = birthday }
-            user.updatedAt = at
-            return .updateUser(user)
-        case .subscriptionChanged(let e):
-            guard var user = try rows.user(e.userId) else { return nil }
-            user.subscription = e.to
-            user.updatedAt = at
-            return .updateUser(user)
-        case .deleted(let e):
+        case .user(.profileUpdated(let e)):
+            return .updateUser(
+                e.userId,
+                UserChanges(
+                    name: e.name?.value, email: e.email?.value, gender: e.gender, birthday: e.birthday, updatedAt: at))
+        case .user(.subscriptionChanged(let e)):
+            return .updateUser(e.userId, UserChanges(subscription: e.to, updatedAt: at))
+        case .user(.deleted(let e)):
             return .removeUser(e.userId)
-        }
-    }
-
-    private static func change(for event: PostEvent, at: Timestamp, position: Int64, _ rows: some ReadModelLookup)
-        throws(ReadModelStoreError) -> ReadModelChange?
-    {
-        switch event {
-        case .created(let e):
-            guard try rows.post(e.postId) == nil else { return nil }
+        case .emailClaim:
+            return nil
+        case .post(.created(let e)):
             let post = PostView(
                 postId: e.postId, authorId: e.authorId, title: e.title.value, content: e.content.value,
                 createdAt: at, updatedAt: at)
             return .insertPost(post, position: position)
-        case .edited(let e):
-            guard var post = try rows.post(e.postId) else { return nil }
-            if let title = e.title { post.title = title.value }
-            if let content = e.content { post.content = content.value }
-            post.updatedAt = at
-            return .updatePost(post)
-        case .deleted(let e):
+        case .post(.edited(let e)):
+            return .updatePost(e.postId, PostChanges(title: e.title?.value, content: e.content?.value, updatedAt: at))
+        case .post(.deleted(let e)):
             return .removePost(e.postId)
-        }
-    }
-
-    private static func change(
-        for event: ProductEvent, at: Timestamp, position: Int64, _ rows: some ReadModelLookup
-    ) throws(ReadModelStoreError) -> ReadModelChange? {
-        switch event {
-        case .added(let e):
-            guard try rows.product(e.productId) == nil else { return nil }
+        case .product(.added(let e)):
             let product = ProductView(
                 productId: e.productId, name: e.name.value, price: e.price, category: e.category,
                 stock: e.stock.value, updatedAt: at)
             return .insertProduct(product, position: position)
-        case .updated(let e):
-            guard var product = try rows.product(e.productId) else { return nil }
-            if let name = e.name { product.name = name.value }
-            if let price = e.price { product.price = price }
-            if let category = e.category { product.category = category }
-            product.updatedAt = at
-            return .updateProduct(product)
-        case .restocked(let e):
-            guard var product = try rows.product(e.productId) else { return nil }
-            product.stock = e.stock.value
-            product.updatedAt = at
-            return .updateProduct(product)
-        case .purchased(let e):
-            guard var product = try rows.product(e.productId) else { return nil }
-            product.stock = e.stock.value
-            product.updatedAt = at
-            return .updateProduct(product)
-        case .removed(let e):
+        case .product(.updated(let e)):
+            return .updateProduct(
+                e.productId, ProductChanges(name: e.name?.value, price: e.price, category: e.category, updatedAt: at))
+        case .product(.restocked(let e)):
+            return .updateProduct(e.productId, ProductChanges(stock: e.stock.value, updatedAt: at))
+        case .product(.purchased(let e)):
+            return .updateProduct(e.productId, ProductChanges(stock: e.stock.value, updatedAt: at))
+        case .product(.removed(let e)):
             return .removeProduct(e.productId)
+        case .order(.placed(let e)):
+            let order = OrderView(
+                orderId: e.orderId, userId: e.userId, productId: e.productId, quantity: e.quantity.value,
+                unitPrice: e.unitPrice, totalPrice: e.totalPrice, status: e.status, placedAt: at)
+            return .insertOrder(order, position: position)
         }
     }
 }

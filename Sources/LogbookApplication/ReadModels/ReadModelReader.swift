@@ -6,7 +6,7 @@ public import LogbookDomain
 /// sees. Lists are ordered by the position of the event that created each row, oldest
 /// first; `page` and `perPage` below 1 are served as 1.
 ///
-/// A reader belongs to one thread (the query thread); its calls block on I/O.
+/// A reader serves one thread at a time (the query thread); its calls block on I/O.
 public protocol ReadModelReader: AnyObject, Sendable {
     /// The position the read models have applied through, 0 when nothing was applied.
     func checkpoint() throws(ReadModelStoreError) -> Int64

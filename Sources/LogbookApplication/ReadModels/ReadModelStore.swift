@@ -11,8 +11,10 @@
 ///   store from the start of the log (a rebuild) and switches to it only once it has
 ///   reached the log's head.
 ///
-/// A store belongs to one thread (the projection's); its calls block on I/O, so make
-/// them from a thread you own, not from Swift concurrency's pool.
+/// One thread at a time writes a store (the projection's, or a rebuild's that hands it
+/// over); calls are serialised inside and may block on I/O, so make them from a thread
+/// you own, not from Swift concurrency's pool. Pass batches of thousands of events when
+/// catching up: each `apply` is one transaction.
 public protocol ReadModelStore: AnyObject, Sendable {
     /// The position of the last event applied (or skipped) through, 0 when nothing was applied.
     func checkpoint() throws(ReadModelStoreError) -> Int64

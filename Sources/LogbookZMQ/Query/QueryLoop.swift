@@ -26,6 +26,9 @@ struct QueryLoop: ~Copyable {
     /// The applied position when the projection thread was last asked to read the log.
     private var nudgedAt: Int64 = -1
     private var answered = 0
+    /// Counting rows scans the tables, so `Status` reuses the count while the read models
+    /// stay at the position it was taken at (a rebuild polls `Status` ten times a second).
+    private var counted: (checkpoint: Int64, counts: ReadModelCounts)?
     private let startedAt: Int64
 
     init(
@@ -153,6 +156,7 @@ struct QueryLoop: ~Copyable {
     private mutating func switchReader(to newGeneration: Int) {
         do {
             reader = try generations.openReader(generation: newGeneration)
+            counted = nil
             let old = generation
             generation = newGeneration
             generations.removeAll(except: newGeneration)
@@ -163,7 +167,15 @@ struct QueryLoop: ~Copyable {
         }
     }
 
-    private func status(_ snapshot: QueryProcessState.Snapshot) -> JSONValue {
+    private mutating func currentCounts() -> ReadModelCounts? {
+        guard let checkpoint = try? reader.checkpoint() else { return nil }
+        if let counted, counted.checkpoint == checkpoint { return counted.counts }
+        guard let counts = try? reader.counts() else { return nil }
+        counted = (checkpoint, counts)
+        return counts
+    }
+
+    private mutating func status(_ snapshot: QueryProcessState.Snapshot) -> JSONValue {
         var result: JSONObject = [
             "role": "query",
             "checkpoint": .int(Int(snapshot.applied)),
@@ -176,7 +188,7 @@ struct QueryLoop: ~Copyable {
             "queriesAnswered": .int(answered),
             "queriesWaiting": .int(parked.count),
         ]
-        if let counts = try? reader.counts() {
+        if let counts = currentCounts() {
             result["readModels"] = [
                 "users": .int(counts.users), "posts": .int(counts.posts), "products": .int(counts.products),
                 "orders": .int(counts.orders),
