@@ -140,30 +140,6 @@ final class ServiceCluster: @unchecked Sendable {
         throw ClusterError.notAnswering(server.rawValue)
     }
 
-    /// Runs the `logbook` command line against this cluster.
-    /// It blocks its thread until the command ends; from async tests prefer `run(_:stdin:)`,
-    /// which waits off the cooperative pool.
-    func cli(_ arguments: [String], stdin: String? = nil) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments + settings
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIResult(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
     /// The binary next to the test bundle (`swift build` puts both in one folder), or `LOGBOOK_BINARY`.
     static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["LOGBOOK_BINARY"] { return URL(fileURLWithPath: path) }
