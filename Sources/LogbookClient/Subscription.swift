@@ -24,7 +24,7 @@ extension LogbookClient {
             return stream
         }
         let subscription = FeedSubscription(
-            context: context, endpoints: endpoints, topics: topics, cursor: max(0, position - 1))
+            context: context, endpoints: endpoints, topics: topics, cursor: position > 1 ? position - 1 : 0)
         continuation.onTermination = { _ in subscription.stop() }
         subscription.start(continuation)
         return stream

@@ -4,7 +4,7 @@ public import LogbookApplication
 /// Read-model generations as files in one directory: `readmodels-<n>.sqlite3`, each a
 /// `SQLiteReadModelStore`. The current generation is the highest-numbered complete one.
 /// Files of other generations (older ones, or a rebuild a crash interrupted) are deleted
-/// by `openCurrent()` at start and by `removeAll(except:)` after a switch.
+/// by `openCurrent()` at start; older ones by `removeOlder(than:)` after a switch.
 public struct SQLiteReadModelGenerations: ReadModelGenerations {
     public let directory: String
 
@@ -29,11 +29,11 @@ public struct SQLiteReadModelGenerations: ReadModelGenerations {
         for generation in existing().reversed() {
             let store = try SQLiteReadModelStore(path: path(of: generation))
             if try store.isComplete {
-                removeAll(except: generation)
+                remove(existing().filter { $0 != generation })
                 return (generation, store)
             }
         }
-        removeAll(except: 0)
+        remove(existing())
         let store = try SQLiteReadModelStore(path: path(of: 1))
         try store.markComplete()
         return (1, store)
@@ -48,8 +48,12 @@ public struct SQLiteReadModelGenerations: ReadModelGenerations {
         return (generation, try SQLiteReadModelStore(path: path(of: generation)))
     }
 
-    public func removeAll(except kept: Int) {
-        for generation in existing() where generation != kept {
+    public func removeOlder(than kept: Int) {
+        remove(existing().filter { $0 < kept })
+    }
+
+    private func remove(_ generations: [Int]) {
+        for generation in generations {
             for suffix in ["", "-wal", "-shm", "-journal"] {
                 try? FileManager.default.removeItem(atPath: path(of: generation) + suffix)
             }

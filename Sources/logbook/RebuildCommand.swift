@@ -38,7 +38,21 @@ struct RebuildCommand {
                 output.out(
                     JSONWriter.string(["ok": false, "error": ["code": "internal", "message": .string(reason)]]))
                 return .errorReply
-            case "idle" where generation > oldGeneration:
+            case "idle" where generation <= oldGeneration:
+                // No rebuild under way and no new generation: the query process restarted
+                // (an unfinished rebuild is dropped at start) or never took the request.
+                bar?.finish()
+                output.out(
+                    JSONWriter.string([
+                        "ok": false,
+                        "error": [
+                            "code": "unavailable",
+                            "message":
+                                "the rebuild is no longer under way (did the query process restart?); run rebuild again",
+                        ],
+                    ]))
+                return .errorReply
+            case "idle":
                 bar?.finish()
                 let seconds = (Date().timeIntervalSince(started) * 100).rounded() / 100
                 output.out(

@@ -43,12 +43,28 @@ struct UpCommand {
         return status
     }
 
-    /// Sends SIGTERM to each child and waits for it.
+    /// How long children get to stop after SIGTERM before they are killed.
+    static let stopGraceMilliseconds = 10_000
+
+    /// Sends SIGTERM to each child and waits for it; one still running after the grace
+    /// period gets SIGKILL.
     private static func stop(_ children: [(role: String, pid: pid_t)]) {
         for child in children { kill(child.pid, SIGTERM) }
-        for child in children {
-            var code: Int32 = 0
-            while waitpid(child.pid, &code, 0) < 0 && errno == EINTR {}
+        var running = children.map(\.pid)
+        var waited = 0
+        var killed = false
+        while true {
+            running.removeAll { pid in
+                var code: Int32 = 0
+                return waitpid(pid, &code, WNOHANG) != 0
+            }
+            if running.isEmpty { return }
+            if !killed && waited >= stopGraceMilliseconds {
+                for pid in running { kill(pid, SIGKILL) }
+                killed = true
+            }
+            usleep(20_000)
+            waited += 20
         }
     }
 

@@ -13,6 +13,7 @@ public protocol ReadModelGenerations: Sendable {
     /// A new empty generation, numbered after every existing one, not complete.
     func createNext() throws(ReadModelStoreError) -> (generation: Int, store: any ReadModelStore)
 
-    /// Deletes every generation except `generation`.
-    func removeAll(except generation: Int)
+    /// Deletes the generations older than `generation` (never a newer one: a rebuild may
+    /// be filling it).
+    func removeOlder(than generation: Int)
 }

@@ -15,6 +15,7 @@ public import LogbookApplication
 public struct FeedFollower: ~Copyable {
     public static let pageSize = 2_000
     static let maximumLiveBatch = 2_000
+    static let receiveQueueLimit: Int32 = 10_000
 
     private let subscriber: ZMQSocket
     private var logChannel: LogReadChannel
@@ -39,7 +40,9 @@ public struct FeedFollower: ~Copyable {
         logTimeoutMilliseconds: Int = 3_000, idleCatchUpMilliseconds: Int = 1_000
     ) throws(ZMQError) {
         let subscriber = try ZMQSocket(context, .subscriber)
-        try subscriber.set(.receiveHighWaterMark, 1_000_000)
+        // Bounded: whatever the queue drops is a hole the follower fills from the log, and
+        // the queue is not read while it catches up (feed messages may be large).
+        try subscriber.set(.receiveHighWaterMark, Self.receiveQueueLimit)
         try subscriber.setMaximumMessageSize(ServerSockets.hardMessageLimit)
         for topic in topics { try subscriber.subscribe(topic.rawValue) }
         try subscriber.connect(feed)
@@ -106,6 +109,9 @@ public struct FeedFollower: ~Copyable {
             do {
                 frames = try subscriber.receive(wait: false)
             } catch {
+                // The cursor already counts what was collected: hand it out; the next call
+                // meets the error again.
+                if !events.isEmpty { break }
                 throw error.isTerminated ? .stopped : .logUnavailable("feed: \(error)")
             }
             guard let frames else { break }

@@ -71,7 +71,7 @@ struct ProjectionLoop: ~Copyable {
 
     /// Takes over the finished generation's store, brings it up to (at least) this loop's
     /// position, and makes it current. The query thread then reads from it and removes
-    /// the old generation.
+    /// the older generations.
     private mutating func switchTo(_ newGeneration: Int, _ newStore: any ReadModelStore) throws {
         let reached = follower.cursor
         follower.reset(cursor: try newStore.checkpoint())
@@ -81,13 +81,15 @@ struct ProjectionLoop: ~Copyable {
         }
         store = newStore
         generation = newGeneration
-        state.update { $0.rebuild = .idle }
         log.info(
             "switched to rebuilt read models", ["generation": "\(newGeneration)", "position": "\(follower.cursor)"])
-        publish()
+        // The new generation and the end of the rebuild are published together, so no
+        // `Rebuild` request can see "idle" beside the old generation and start a rebuild
+        // whose files the switch would then take for old ones.
+        publish(rebuildEnded: true)
     }
 
-    private func publish() {
+    private func publish(rebuildEnded: Bool = false) {
         let cursor = follower.cursor
         let head = follower.lastKnownHead
         let holes = follower.holesDetected
@@ -97,6 +99,7 @@ struct ProjectionLoop: ~Copyable {
             snapshot.head = max(snapshot.head, head, cursor)
             snapshot.generation = current
             snapshot.holesDetected = holes
+            if rebuildEnded { snapshot.rebuild = .idle }
         }
         state.queryWake.wake()
     }

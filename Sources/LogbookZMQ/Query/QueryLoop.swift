@@ -23,6 +23,8 @@ struct QueryLoop: ~Copyable {
     let clock: any Clock
     let log: ProcessLog
     private var parked: [Parked] = []
+    /// Queries waiting for a position at most; more are refused with `unavailable`.
+    static let maximumParked = 10_000
     /// The applied position when the projection thread was last asked to read the log.
     private var nudgedAt: Int64 = -1
     private var answered = 0
@@ -54,12 +56,14 @@ struct QueryLoop: ~Copyable {
                 let timeout = parked.map { max(0, Int($0.deadline - now)) }.min() ?? -1
                 let ready = try ZMQPoll.wait([router.readable, state.queryWake.readable], timeoutMilliseconds: timeout)
                 if ready[1] { state.queryWake.drain() }
+                // One snapshot per turn: answering from it with a reader of another
+                // generation would give a waiting query rows older than its position.
                 let snapshot = state.read()
                 if snapshot.generation != generation { switchReader(to: snapshot.generation) }
                 while let frames = try router.receive(wait: false) {
                     try serve(RoutedRequest(frames: frames), snapshot)
                 }
-                try answerParked(state.read())
+                try answerParked(snapshot)
             } catch {
                 if error.isTerminated { return }
                 // A socket error other than shutdown concerns one message; keep serving.
@@ -95,14 +99,22 @@ struct QueryLoop: ~Copyable {
             } catch {
                 return try send(routed, WireEncoding.failure(id: wire.id, error))
             }
-            if request.minPosition <= snapshot.applied {
+            if request.minPosition <= snapshot.applied && snapshot.generation == generation {
                 try send(routed, answer(request))
+            } else if parked.count >= Self.maximumParked {
+                try send(
+                    routed,
+                    WireEncoding.failure(
+                        id: request.id,
+                        ServiceError(
+                            .unavailable, "\(parked.count) queries are already waiting for positions; try again later"))
+                )
             } else {
                 parked.append(
                     Parked(
                         route: routed, request: request,
                         deadline: MonotonicClock.milliseconds() + Int64(request.timeoutMilliseconds)))
-                nudge(at: snapshot.applied)
+                if snapshot.applied > nudgedAt { nudge(at: snapshot.applied) }
             }
         }
     }
@@ -111,8 +123,10 @@ struct QueryLoop: ~Copyable {
         guard !parked.isEmpty else { return }
         let now = MonotonicClock.milliseconds()
         var waiting: [Parked] = []
+        // Until the reader is on the snapshot's generation, nothing it reads is trusted.
+        let readable = snapshot.generation == generation
         for entry in parked {
-            if entry.request.minPosition <= snapshot.applied {
+            if readable && entry.request.minPosition <= snapshot.applied {
                 try send(entry.route, answer(entry.request))
             } else if entry.deadline <= now {
                 try send(
@@ -159,7 +173,7 @@ struct QueryLoop: ~Copyable {
             counted = nil
             let old = generation
             generation = newGeneration
-            generations.removeAll(except: newGeneration)
+            generations.removeOlder(than: newGeneration)
             log.info(
                 "queries now answered from rebuilt read models", ["generation": "\(newGeneration)", "old": "\(old)"])
         } catch {

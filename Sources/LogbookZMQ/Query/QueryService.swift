@@ -40,8 +40,15 @@ public final class QueryService: Sendable {
         }
         let projectionReady = StartupGate()
         let queriesReady = StartupGate()
+        // Handed over, not captured: a capture would keep the first generation open (and
+        // its files on disk) for the thread's whole life, past any rebuild.
+        let handOver = HandOver(current.store)
+        let generation = current.generation
         threads.start(name: "logbook-projection") { [self] in
-            runProjection(current.store, generation: current.generation, checkpoint: checkpoint, projectionReady)
+            guard let store = handOver.take() else {
+                return projectionReady.fail(ServiceStartError("read models", "taken twice"))
+            }
+            runProjection(store, generation: generation, checkpoint: checkpoint, projectionReady)
         }
         threads.start(name: "logbook-queries") { [self] in runQueries(generation: current.generation, queriesReady) }
         do {

@@ -48,7 +48,11 @@ struct CommandLoop: ~Copyable {
 
     private mutating func serveWaitingRequests() throws(ZMQError) {
         var commands: [(request: RoutedRequest, command: CommandRequest)] = []
-        while commands.count < maximumBatch, let frames = try router.receive(wait: false) {
+        var taken = 0
+        // Every message counts toward the batch, so a flood of other requests cannot keep
+        // drained commands waiting.
+        while taken < maximumBatch, let frames = try router.receive(wait: false) {
+            taken += 1
             let request = RoutedRequest(frames: frames)
             switch classify(request) {
             case .command(let command): commands.append((request, command))
@@ -59,12 +63,13 @@ struct CommandLoop: ~Copyable {
         let outcomes = handler.handle(commands.map(\.command))
         statistics.record(batchOf: outcomes)
         var fresh: [RecordedEvent] = []
+        for case .accepted(let accepted) in outcomes where !accepted.wasRetry { fresh += accepted.events }
+        fresh.sort { $0.position < $1.position }
+        let messages = feed.messages(for: fresh)
         for ((request, command), outcome) in zip(commands, outcomes) {
             try reply(request, WireEncoding.commandReply(id: command.commandId, outcome))
-            if case .accepted(let accepted) = outcome, !accepted.wasRetry { fresh += accepted.events }
         }
-        fresh.sort { $0.position < $1.position }
-        statistics.published += try feed.publish(fresh)
+        statistics.published += try feed.publish(messages)
         if outcomes.count > 1 { log.debug("batch committed", ["commands": "\(outcomes.count)"]) }
     }
 

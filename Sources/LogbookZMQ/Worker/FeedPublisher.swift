@@ -23,22 +23,30 @@ struct FeedPublisher: ~Copyable {
         previous = Dictionary(uniqueKeysWithValues: FeedTopic.allCases.map { ($0, head) })
     }
 
-    /// Publishes events already committed, which must come in position order. Events of
-    /// internal categories (email claims) are not published. Returns how many were sent.
-    mutating func publish(_ events: [RecordedEvent]) throws(ZMQError) -> Int {
-        var sent = 0
+    /// The feed messages for events already committed, which must come in position order,
+    /// advancing every topic's mark at once, before anything is sent: an event that is then
+    /// not sent (a socket error, a reply that failed first) leaves a mark past it, so the
+    /// next message of its topic reveals the hole. Events of internal categories (email
+    /// claims) get no message; an event that cannot be written gets none either (it is read
+    /// from the log instead).
+    mutating func messages(for events: [RecordedEvent]) -> [[[UInt8]]] {
+        var messages: [[[UInt8]]] = []
+        messages.reserveCapacity(events.count)
         for event in events {
             guard let topic = FeedTopic(category: event.category) else { continue }
             var marks = JSONObject()
             for name in FeedTopic.allCases { marks[name.rawValue] = .int(Int(previous[name] ?? 0)) }
             previous[topic] = event.position
-            // An event that cannot be written is not sent; the next message of its topic then
-            // names its position as `previous`, so subscribers read it from the log instead.
             guard case .object(var envelope) = try? WireEncoding.envelope(event) else { continue }
             envelope["previous"] = .object(marks)
-            try socket.send([Array(topic.rawValue.utf8), JSONWriter.bytes(.object(envelope))])
-            sent += 1
+            messages.append([Array(topic.rawValue.utf8), JSONWriter.bytes(.object(envelope))])
         }
-        return sent
+        return messages
+    }
+
+    /// Publishes messages made by `messages(for:)`; returns how many were sent.
+    func publish(_ messages: [[[UInt8]]]) throws(ZMQError) -> Int {
+        for message in messages { try socket.send(message) }
+        return messages.count
     }
 }

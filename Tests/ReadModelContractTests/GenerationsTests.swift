@@ -1,0 +1,65 @@
+import Foundation
+import LogbookApplication
+import LogbookSQLite
+import Testing
+
+/// Read-model generations on disk: which one is current, what a start and a switch delete.
+@Suite("SQLite read-model generations")
+struct GenerationsTests {
+    final class Folder {
+        let path: String
+
+        init() throws {
+            path =
+                FileManager.default.temporaryDirectory.appendingPathComponent("logbook-gen-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    @Test("a first start creates generation 1, complete; a restart keeps it")
+    func firstStart() throws {
+        let folder = try Folder()
+        let generations = SQLiteReadModelGenerations(directory: folder.path)
+        let (first, store) = try generations.openCurrent()
+        #expect(first == 1)
+        #expect(try store.isComplete)
+        #expect(try generations.openCurrent().generation == 1)
+        #expect(generations.existing() == [1])
+    }
+
+    @Test("an unfinished rebuild is dropped at start; a finished one becomes current and the old one goes")
+    func startAfterRebuilds() throws {
+        let folder = try Folder()
+        let generations = SQLiteReadModelGenerations(directory: folder.path)
+        _ = try generations.openCurrent()
+        let (second, _) = try generations.createNext()
+        #expect(second == 2)
+        #expect(generations.existing() == [1, 2])
+        // A crash before `markComplete`: the next start throws generation 2 away.
+        #expect(try generations.openCurrent().generation == 1)
+        #expect(generations.existing() == [1])
+
+        let (third, rebuilt) = try generations.createNext()
+        #expect(third == 2)
+        try rebuilt.markComplete()
+        #expect(try generations.openCurrent().generation == 2)
+        #expect(generations.existing() == [2])
+    }
+
+    @Test("after a switch only older generations are removed, never a rebuild that just started")
+    func removeOlderKeepsNewer() throws {
+        let folder = try Folder()
+        let generations = SQLiteReadModelGenerations(directory: folder.path)
+        _ = try generations.openCurrent()
+        let (second, store) = try generations.createNext()
+        try store.markComplete()
+        let (third, _) = try generations.createNext()
+        #expect(second == 2 && third == 3)
+        generations.removeOlder(than: second)
+        #expect(generations.existing() == [2, 3])
+        #expect(!FileManager.default.fileExists(atPath: generations.path(of: 1)))
+        #expect(FileManager.default.fileExists(atPath: generations.path(of: 3)))
+    }
+}
