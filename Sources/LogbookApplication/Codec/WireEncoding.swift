@@ -60,12 +60,23 @@ public enum WireEncoding {
 
     /// `{"id","ok":true,"position","events":[…]}` or the failure reply.
     public static func commandReply(id: String, _ outcome: CommandOutcome) -> JSONValue {
+        commandReply(id: id, outcome, envelopes: [:])
+    }
+
+    /// The same, taking envelopes already written (by position) instead of writing them again.
+    public static func commandReply(id: String, _ outcome: CommandOutcome, envelopes written: [Int64: JSONValue])
+        -> JSONValue
+    {
         switch outcome {
         case .rejected(let error):
             return failure(id: id, error)
         case .accepted(let accepted):
             var envelopes: [JSONValue] = []
             for event in accepted.events {
+                if let ready = written[event.position] {
+                    envelopes.append(ready)
+                    continue
+                }
                 do {
                     envelopes.append(try envelope(event))
                 } catch {

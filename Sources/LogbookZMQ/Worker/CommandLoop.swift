@@ -65,9 +65,12 @@ struct CommandLoop: ~Copyable {
         var fresh: [RecordedEvent] = []
         for case .accepted(let accepted) in outcomes where !accepted.wasRetry { fresh += accepted.events }
         fresh.sort { $0.position < $1.position }
-        let messages = feed.messages(for: fresh)
+        // Each new event's envelope is written once, for its reply and for the feed.
+        var envelopes: [Int64: JSONValue] = [:]
+        for event in fresh { envelopes[event.position] = try? WireEncoding.envelope(event) }
+        let messages = feed.messages(for: fresh, envelopes: envelopes)
         for ((request, command), outcome) in zip(commands, outcomes) {
-            try reply(request, WireEncoding.commandReply(id: command.commandId, outcome))
+            try reply(request, WireEncoding.commandReply(id: command.commandId, outcome, envelopes: envelopes))
         }
         statistics.published += try feed.publish(messages)
         if outcomes.count > 1 { log.debug("batch committed", ["commands": "\(outcomes.count)"]) }

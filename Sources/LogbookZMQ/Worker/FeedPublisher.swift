@@ -29,7 +29,9 @@ struct FeedPublisher: ~Copyable {
     /// next message of its topic reveals the hole. Events of internal categories (email
     /// claims) get no message; an event that cannot be written gets none either (it is read
     /// from the log instead).
-    mutating func messages(for events: [RecordedEvent]) -> [[[UInt8]]] {
+    /// `envelopes` holds each event's envelope (by position), written once for the replies
+    /// and the feed; an event without one gets no message.
+    mutating func messages(for events: [RecordedEvent], envelopes: [Int64: JSONValue]) -> [[[UInt8]]] {
         var messages: [[[UInt8]]] = []
         messages.reserveCapacity(events.count)
         for event in events {
@@ -37,7 +39,7 @@ struct FeedPublisher: ~Copyable {
             var marks = JSONObject()
             for name in FeedTopic.allCases { marks[name.rawValue] = .int(Int(previous[name] ?? 0)) }
             previous[topic] = event.position
-            guard case .object(var envelope) = try? WireEncoding.envelope(event) else { continue }
+            guard case .object(var envelope)? = envelopes[event.position] else { continue }
             envelope["previous"] = .object(marks)
             messages.append([Array(topic.rawValue.utf8), JSONWriter.bytes(.object(envelope))])
         }
