@@ -20,8 +20,14 @@ struct FeedFollowerTests {
         let log: String
         private var counter = 0
 
+        /// Holds the ipc socket files; removed with the rig.
+        let directory: URL
+
         init() throws {
-            let base = "ipc://\(FileManager.default.temporaryDirectory.path)/logbook-follower-\(UUID().uuidString)"
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "logbook-follower-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let base = "ipc://\(directory.path)/socket"
             feed = base + "-test-feed"
             log = base + "-log"
             handler = CommandHandler(store: store, clock: StepClock(), ids: CountingIds())
@@ -35,7 +41,10 @@ struct FeedFollowerTests {
             context = try ZMQContext()
         }
 
-        deinit { worker.stop() }
+        deinit {
+            worker.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
 
         /// Sends a command to the log directly; returns its events.
         @discardableResult
@@ -186,6 +195,7 @@ struct FeedFollowerTests {
     @Test("a log socket that does not answer is reported, and the follower keeps its cursor")
     func silentLog() throws {
         let context = try ZMQContext()
+        // Nothing is bound at these paths, so no socket file is created.
         let base = "ipc://\(FileManager.default.temporaryDirectory.path)/logbook-silent-\(UUID().uuidString)"
         var follower = try FeedFollower(
             context, feed: base + "-feed", log: base + "-log", topics: FeedTopic.allCases, cursor: 41,
