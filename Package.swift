@@ -72,7 +72,8 @@ let package = Package(
 
         // Helpers shared by the test targets (a seeded generator, a forwarding store); not shipped.
         .target(
-            name: "LogbookTestSupport", dependencies: ["LogbookApplication"], path: "Tests/LogbookTestSupport",
+            name: "LogbookTestSupport", dependencies: ["LogbookApplication", "CSQLite"],
+            path: "Tests/LogbookTestSupport",
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookJSONTests", dependencies: ["LogbookJSON"],

@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookTestSupport
 import Testing
 
 /// The contract for reads: by position, by category, by stream, from any point, in order.

@@ -1,6 +1,7 @@
 import Foundation
 import LogbookApplication
 import LogbookSQLite
+import LogbookTestSupport
 import Testing
 
 /// What only the SQLite log promises: it recognises its own files, runs in WAL mode with

@@ -3,6 +3,7 @@ import Foundation
 import LogbookApplication
 import LogbookMemory
 import LogbookSQLite
+import LogbookTestSupport
 import Synchronization
 import Testing
 
@@ -50,40 +51,6 @@ final class StoreHarness {
     func rawSQL(_ sql: String) -> RawSQLResult? {
         guard let databasePath else { return nil }
         return RawSQLResult(path: databasePath, sql: sql)
-    }
-}
-
-/// The outcome of running SQL through a separate raw SQLite connection.
-struct RawSQLResult {
-    let code: Int32
-    let message: String
-
-    init(path: String, sql: String) {
-        var db: OpaquePointer?
-        sqlite3_open(path, &db)
-        sqlite3_busy_timeout(db, 5_000)
-        var error: UnsafeMutablePointer<CChar>?
-        code = sqlite3_exec(db, sql, nil, nil, &error)
-        message = error.map { String(cString: $0) } ?? ""
-        sqlite3_free(error)
-        sqlite3_close(db)
-    }
-
-    var succeeded: Bool { code == SQLITE_OK }
-
-    /// The first row of a query's result, as text.
-    static func firstRow(path: String, sql: String) -> [String] {
-        var db: OpaquePointer?
-        sqlite3_open(path, &db)
-        defer { sqlite3_close(db) }
-        sqlite3_busy_timeout(db, 5_000)
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return [] }
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else { return [] }
-        return (0..<sqlite3_column_count(statement)).map { column in
-            sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
-        }
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import LogbookApplication
 import LogbookDomain
 import LogbookSQLite
+import LogbookTestSupport
 import Synchronization
 import Testing
 
@@ -46,9 +47,9 @@ struct SQLiteReadModelTests {
         let settings = try store.durabilitySettings()
         #expect(settings.journalMode == "wal")
         #expect(settings.synchronous == 1)
-        let row = RawSQL.firstRow(path: path, sql: "SELECT * FROM pragma_application_id, pragma_user_version")
+        let row = RawSQLResult.firstRow(path: path, sql: "SELECT * FROM pragma_application_id, pragma_user_version")
         #expect(row == [String(0x4C4F_4752), "1"])
-        #expect(RawSQL.firstRow(path: path, sql: "PRAGMA journal_mode") == ["wal"])
+        #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA journal_mode") == ["wal"])
     }
 
     @Test func anEventLogIsRefusedAndLeftAlone() throws {
@@ -87,18 +88,18 @@ struct SQLiteReadModelTests {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let foreign = directory.appendingPathComponent("foreign.sqlite3").path
-        #expect(RawSQL.run(path: foreign, sql: "CREATE TABLE notes (text TEXT)") == SQLITE_OK)
+        #expect(RawSQLResult(path: foreign, sql: "CREATE TABLE notes (text TEXT)").succeeded)
         for open in [Opener.store, .reader] {
             #expect(
                 throws: ReadModelStoreError.notAReadModel(
                     path: foreign, reason: "it is another program's SQLite database (application_id 0)")
             ) { try open.run(foreign) }
         }
-        #expect(RawSQL.firstRow(path: foreign, sql: "SELECT count(*) FROM sqlite_schema") == ["1"])
+        #expect(RawSQLResult.firstRow(path: foreign, sql: "SELECT count(*) FROM sqlite_schema") == ["1"])
 
         let newer = directory.appendingPathComponent("newer.sqlite3").path
         _ = try SQLiteReadModelStore(path: newer)
-        #expect(RawSQL.run(path: newer, sql: "PRAGMA user_version = 2") == SQLITE_OK)
+        #expect(RawSQLResult(path: newer, sql: "PRAGMA user_version = 2").succeeded)
         for open in [Opener.store, .reader] {
             #expect(throws: ReadModelStoreError.unsupportedSchema(found: 2, supported: 1)) { try open.run(newer) }
         }
@@ -135,7 +136,7 @@ struct SQLiteReadModelTests {
         _ = try harness.reader.counts()
         _ = try harness.reader.checkpoint()
         // A full WAL checkpoint needs every reader to have finished: (busy, log, checkpointed).
-        let row = RawSQL.firstRow(path: path, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        let row = RawSQLResult.firstRow(path: path, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         #expect(row.first == "0")
     }
 
@@ -185,32 +186,6 @@ enum Opener {
         switch self {
         case .store: _ = try SQLiteReadModelStore(path: path)
         case .reader: _ = try SQLiteReadModelReader(path: path)
-        }
-    }
-}
-
-/// SQL through a raw SQLite connection of its own.
-enum RawSQL {
-    static func run(path: String, sql: String) -> Int32 {
-        var db: OpaquePointer?
-        sqlite3_open(path, &db)
-        defer { sqlite3_close(db) }
-        sqlite3_busy_timeout(db, 5_000)
-        return sqlite3_exec(db, sql, nil, nil, nil)
-    }
-
-    /// The first row of a query's result, as text.
-    static func firstRow(path: String, sql: String) -> [String] {
-        var db: OpaquePointer?
-        sqlite3_open(path, &db)
-        defer { sqlite3_close(db) }
-        sqlite3_busy_timeout(db, 5_000)
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return [] }
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else { return [] }
-        return (0..<sqlite3_column_count(statement)).map { column in
-            sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
         }
     }
 }

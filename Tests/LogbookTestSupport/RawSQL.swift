@@ -1,0 +1,38 @@
+import CSQLite
+
+/// SQL run through a raw SQLite connection of its own, beside whatever store has the file
+/// open: how tests damage files, read pragmas and check what the database itself refuses.
+public struct RawSQLResult {
+    public let code: Int32
+    public let message: String
+
+    /// Runs `sql` on the file at `path` (busy timeout 5 s) and keeps SQLite's result code
+    /// and error message.
+    public init(path: String, sql: String) {
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        sqlite3_busy_timeout(db, 5_000)
+        var error: UnsafeMutablePointer<CChar>?
+        code = sqlite3_exec(db, sql, nil, nil, &error)
+        message = error.map { String(cString: $0) } ?? ""
+        sqlite3_free(error)
+        sqlite3_close(db)
+    }
+
+    public var succeeded: Bool { code == SQLITE_OK }
+
+    /// The first row of a query's result, as text (empty when there is none).
+    public static func firstRow(path: String, sql: String) -> [String] {
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        defer { sqlite3_close(db) }
+        sqlite3_busy_timeout(db, 5_000)
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { return [] }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return [] }
+        return (0..<sqlite3_column_count(statement)).map { column in
+            sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+        }
+    }
+}
