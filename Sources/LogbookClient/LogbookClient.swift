@@ -131,7 +131,7 @@ public final class LogbookClient: Sendable {
         document["limit"] = limit.map(JSONValue.int)
         document["topics"] = topics.map { .array($0.map(JSONValue.string)) }
         let reply = try Reply(try await request(.log, document))
-        return LogPage(events: try reply.events("events"), next: try reply.int64("next"), head: try reply.int64("head"))
+        return try reply.logPage()
     }
 
     /// The `result` object of a server's `Status` (the commands or the queries server).
@@ -165,16 +165,18 @@ private struct Reply {
     }
 
     func events(_ key: String) throws(LogbookClientError) -> [RecordedEvent] {
-        guard case .array(let envelopes)? = object[key] else { throw .malformedReply("\"\(key)\" must be an array") }
-        var events: [RecordedEvent] = []
-        events.reserveCapacity(envelopes.count)
-        for (index, envelope) in envelopes.enumerated() {
-            do {
-                events.append(try WireDecoding.recordedEvent(from: envelope))
-            } catch {
-                throw .malformedReply("\(key)[\(index)]: \(error.message)")
-            }
+        do {
+            return try WireDecoding.recordedEvents(from: object[key], field: key)
+        } catch {
+            throw .malformedReply(error.message)
         }
-        return events
+    }
+
+    func logPage() throws(LogbookClientError) -> LogPage {
+        do {
+            return try WireDecoding.logPage(from: object)
+        } catch {
+            throw .malformedReply(error.message)
+        }
     }
 }

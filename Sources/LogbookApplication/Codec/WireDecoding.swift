@@ -24,6 +24,38 @@ public enum WireDecoding {
             recordedAt: instant.millisecondsSinceEpoch)
     }
 
+    /// A reply's list of envelopes (`events` of a command or `ReadLog` reply); a problem
+    /// names the envelope's index.
+    public static func recordedEvents(from value: JSONValue?, field: String = "events") throws(ServiceError)
+        -> [RecordedEvent]
+    {
+        guard case .array(let envelopes)? = value else {
+            throw ServiceError(.malformedRequest, "\(field) must be an array", details: [("field", .string(field))])
+        }
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(envelopes.count)
+        for (index, envelope) in envelopes.enumerated() {
+            do {
+                events.append(try recordedEvent(from: envelope))
+            } catch {
+                throw ServiceError(.malformedRequest, "\(field)[\(index)]: \(error.message)", details: error.details)
+            }
+        }
+        return events
+    }
+
+    /// The page a successful `ReadLog` reply carries: `{"events","next","head"}`.
+    public static func logPage(from reply: JSONObject) throws(ServiceError) -> LogPage {
+        guard case .int(let next)? = reply["next"] else { throw notAnInteger("next") }
+        guard case .int(let head)? = reply["head"] else { throw notAnInteger("head") }
+        return LogPage(events: try recordedEvents(from: reply["events"]), next: Int64(next), head: Int64(head))
+    }
+
+    private static func notAnInteger(_ field: String) -> ServiceError {
+        ServiceError(
+            .malformedRequest, "ReadLog reply: \(field) must be an integer", details: [("field", .string(field))])
+    }
+
     private static func string(_ object: JSONObject, _ key: String) throws(ServiceError) -> String {
         guard case .string(let text)? = object[key] else { throw problem(key, "must be a string") }
         return text

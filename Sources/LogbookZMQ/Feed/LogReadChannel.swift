@@ -63,19 +63,11 @@ public struct LogReadChannel: ~Copyable {
             let message = reply["error"]?.objectValue?["message"]?.stringValue ?? "unknown error"
             throw .logRefused(message)
         }
-        guard case .array(let envelopes)? = reply["events"], case .int(let next)? = reply["next"],
-            case .int(let head)? = reply["head"]
-        else { throw .logUnavailable("a ReadLog reply lacks events, next or head") }
-        var events: [RecordedEvent] = []
-        events.reserveCapacity(envelopes.count)
-        for envelope in envelopes {
-            do {
-                events.append(try WireDecoding.recordedEvent(from: envelope))
-            } catch {
-                throw .logRefused("a ReadLog reply holds an unreadable envelope: \(error.message)")
-            }
+        do {
+            return try WireDecoding.logPage(from: reply)
+        } catch {
+            throw .logRefused("an unreadable ReadLog reply: \(error.message)")
         }
-        return LogPage(events: events, next: Int64(next), head: Int64(head))
     }
 }
 
