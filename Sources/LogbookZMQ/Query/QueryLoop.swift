@@ -73,13 +73,9 @@ struct QueryLoop: ~Copyable {
     }
 
     private mutating func serve(_ routed: RoutedRequest, _ snapshot: QueryProcessState.Snapshot) throws(ZMQError) {
-        guard let body = routed.body else {
-            return try send(
-                routed, WireEncoding.failure(id: nil, ServiceError(.malformedRequest, routed.problem ?? "")))
-        }
         let wire: WireRequest
         do {
-            wire = try WireRequest(frame: body)
+            wire = try routed.wireRequest()
         } catch {
             return try send(routed, WireEncoding.failure(id: error.id, error.error))
         }

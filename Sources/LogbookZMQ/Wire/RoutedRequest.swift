@@ -1,3 +1,5 @@
+import LogbookApplication
+
 /// A message a ROUTER socket received, split into the route back to its sender (the
 /// identity frame and the empty delimiter a REQ or DEALER client sends) and the one JSON
 /// frame of the request. A message of any other shape keeps a route for the error reply.
@@ -5,9 +7,9 @@ struct RoutedRequest {
     /// The frames to put before the reply so it reaches the sender.
     let route: [[UInt8]]
     /// The request frame, or nil when the frames were not `[identity…][empty][request]`.
-    let body: [UInt8]?
+    private let body: [UInt8]?
     /// Why the frames were refused when `body` is nil.
-    let problem: String?
+    private let problem: String?
 
     init(frames: [[UInt8]]) {
         // A ROUTER always puts the sender's identity first.
@@ -27,6 +29,15 @@ struct RoutedRequest {
             body = nil
             problem = "expected exactly one JSON frame after the empty delimiter, got \(rest.count)"
         }
+    }
+
+    /// The request document, or the `malformed_request` to reply with (frames of the wrong
+    /// shape, or a frame that is not a request object).
+    func wireRequest() throws(WireRequestError) -> WireRequest {
+        guard let body else {
+            throw WireRequestError(id: nil, ServiceError(.malformedRequest, problem ?? "unreadable frames"))
+        }
+        return try WireRequest(frame: body)
     }
 
     /// The frames of a reply to this request.

@@ -82,24 +82,19 @@ struct CommandLoop: ~Copyable {
     }
 
     private mutating func classify(_ routed: RoutedRequest) -> Classified {
-        guard let body = routed.body else {
-            statistics.recordRefusal()
-            return .reply(WireEncoding.failure(id: nil, ServiceError(.malformedRequest, routed.problem ?? "")))
-        }
+        let request: WireRequest
         do {
-            let request = try WireRequest(frame: body)
-            if request.type == "Status" {
-                return .reply(status(id: request.id))
-            }
-            do {
-                return .command(try CommandRequest(wire: request))
-            } catch {
-                statistics.recordRefusal()
-                return .reply(WireEncoding.failure(id: request.id, error))
-            }
+            request = try routed.wireRequest()
         } catch {
             statistics.recordRefusal()
             return .reply(WireEncoding.failure(id: error.id, error.error))
+        }
+        if request.type == "Status" { return .reply(status(id: request.id)) }
+        do {
+            return .command(try CommandRequest(wire: request))
+        } catch {
+            statistics.recordRefusal()
+            return .reply(WireEncoding.failure(id: request.id, error))
         }
     }
 

@@ -28,12 +28,9 @@ struct LogReadLoop: ~Copyable {
     }
 
     private func answer(_ routed: RoutedRequest) -> JSONValue {
-        guard let body = routed.body else {
-            return WireEncoding.failure(id: nil, ServiceError(.malformedRequest, routed.problem ?? ""))
-        }
         let request: WireRequest
         do {
-            request = try WireRequest(frame: body)
+            request = try routed.wireRequest()
         } catch {
             return WireEncoding.failure(id: error.id, error.error)
         }
