@@ -27,12 +27,7 @@ struct ReplayCommand {
                 let page = try patience.retrying { () throws(FeedFollowError) in
                     try channel.read(from: next, limit: min(Self.pageSize, remaining), topics: topics)
                 }
-                var bytes: [UInt8] = []
-                for event in page.events.prefix(remaining) {
-                    JSONWriter.write(try WireEncoding.envelope(event), into: &bytes)
-                    bytes.append(UInt8(ascii: "\n"))
-                }
-                output.out(bytes: bytes)
+                try output.outEvents(page.events.prefix(remaining))
                 remaining -= min(remaining, page.events.count)
                 if page.events.isEmpty || page.next > page.head { break }
                 next = page.next

@@ -31,7 +31,7 @@ struct SubscribeCommand {
                 guard let batch = try Self.nextBatch(&follower, failures: &failures, patience: patience) else {
                     continue
                 }
-                try print(batch.events.prefix(remaining))
+                try output.outEvents(batch.events.prefix(remaining))
                 remaining -= min(remaining, batch.events.count)
             }
         } catch let error as CLIError {
@@ -63,19 +63,5 @@ struct SubscribeCommand {
         var channel = try LogReadChannel(context, endpoint: endpoint, timeoutMilliseconds: patience.timeoutMilliseconds)
         return try patience.retrying { () throws(FeedFollowError) in try channel.read(from: 1, limit: 1, topics: nil) }
             .head
-    }
-
-    private func print(_ events: ArraySlice<RecordedEvent>) throws(CLIError) {
-        guard !events.isEmpty else { return }
-        var bytes: [UInt8] = []
-        for event in events {
-            do {
-                JSONWriter.write(try WireEncoding.envelope(event), into: &bytes)
-            } catch {
-                throw .unavailable("position \(event.position): \(error)")
-            }
-            bytes.append(UInt8(ascii: "\n"))
-        }
-        output.out(bytes: bytes)
     }
 }
