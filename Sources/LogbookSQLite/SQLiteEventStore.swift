@@ -6,15 +6,23 @@ import Synchronization
 /// The event log in one SQLite file: WAL journal, `synchronous=FULL`, so an append that
 /// returned is on disk. Several processes may open the same file; writers take turns.
 /// Refuses, with `EventStoreError.notAnEventLog`, a file that is not a database or
-/// belongs to another program, and one written by a newer schema.
+/// belongs to another program, and one written by a newer schema. A file of an older
+/// schema is migrated when opened. Each event is stored with its type's schema version
+/// and read back in the current shape through `evolution`'s upcasters.
 public final class SQLiteEventStore: EventStore {
     public let path: String
     private let connection: Mutex<SQLiteConnection>
+    private let evolution: EventEvolution
 
-    /// Opens (creating if needed) the log at `path`. Several processes may do so at once.
-    /// - Parameter busyTimeoutMilliseconds: how long to wait for another writer's lock.
-    public init(path: String, busyTimeoutMilliseconds: Int = 5_000) throws(EventStoreError) {
+    /// Opens (creating or migrating if needed) the log at `path`. Several processes may do so at once.
+    /// - Parameters:
+    ///   - evolution: the event types' schema versions and upcasters.
+    ///   - busyTimeoutMilliseconds: how long to wait for another writer's lock.
+    public init(path: String, evolution: EventEvolution = .standard, busyTimeoutMilliseconds: Int = 5_000)
+        throws(EventStoreError)
+    {
         self.path = path
+        self.evolution = evolution
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path)
@@ -35,31 +43,46 @@ public final class SQLiteEventStore: EventStore {
     }
 
     /// Checks that the file is a Logbook log (or empty) before touching it, switches it to
-    /// WAL, and creates the schema inside a write transaction that re-checks, so that two
-    /// processes opening a new log at once agree on one schema.
+    /// WAL, and creates or migrates the schema inside a write transaction that re-checks,
+    /// so that two processes opening the same file at once agree on one schema.
     private static func prepare(_ db: SQLiteConnection, path: String, busyTimeoutMilliseconds: Int) throws {
         try db.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
-        var isEmpty = try checkIdentity(db, path: path)
+        let state = try fileState(db, path: path)
         try enableWAL(db, path: path, attempts: max(1, busyTimeoutMilliseconds / 10))
         try db.execute("PRAGMA synchronous = FULL")
-        if isEmpty {
-            try db.execute("BEGIN IMMEDIATE")
-            isEmpty = try checkIdentity(db, path: path)
-            if isEmpty {
-                try db.execute(
-                    "\(SQLiteSchema.create) PRAGMA application_id = \(SQLiteSchema.applicationId); "
-                        + "PRAGMA user_version = \(SQLiteSchema.version);")
+        guard state != .current else { return }
+        try db.execute("BEGIN IMMEDIATE")
+        switch try fileState(db, path: path) {
+        case .current: break
+        case .empty:
+            try db.execute(
+                "\(SQLiteSchema.create) PRAGMA application_id = \(SQLiteSchema.applicationId); "
+                    + "PRAGMA user_version = \(SQLiteSchema.version);")
+        case .older(let version):
+            for step in version..<SQLiteSchema.version {
+                guard let migration = SQLiteSchema.migrations[step] else {
+                    throw EventStoreError.failed("no migration from schema version \(step)")
+                }
+                try db.execute(migration)
             }
-            try db.execute("COMMIT")
+            try db.execute("PRAGMA user_version = \(SQLiteSchema.version)")
         }
+        try db.execute("COMMIT")
     }
 
-    /// True for a new, empty database; throws for another program's file or a newer schema.
-    private static func checkIdentity(_ db: SQLiteConnection, path: String) throws -> Bool {
+    /// What `prepare` finds in a file.
+    private enum FileState: Equatable {
+        case empty
+        case current
+        case older(Int64)
+    }
+
+    /// Throws for another program's file, a newer schema, or a Logbook file without a schema version.
+    private static func fileState(_ db: SQLiteConnection, path: String) throws -> FileState {
         let tableCount = try db.scalar("SELECT count(*) FROM sqlite_schema") ?? 0
         let applicationId = try db.scalar("PRAGMA application_id") ?? 0
         let version = try db.scalar("PRAGMA user_version") ?? 0
-        if tableCount == 0 && applicationId == 0 { return true }
+        if tableCount == 0 && applicationId == 0 { return .empty }
         guard applicationId == SQLiteSchema.applicationId else {
             throw EventStoreError.notAnEventLog(
                 path: path, reason: "it is another program's SQLite database (application_id \(applicationId))")
@@ -67,7 +90,8 @@ public final class SQLiteEventStore: EventStore {
         guard version <= SQLiteSchema.version else {
             throw EventStoreError.unsupportedSchema(found: Int(version), supported: Int(SQLiteSchema.version))
         }
-        return false
+        guard version >= 1 else { throw EventStoreError.corrupt("\(path): the log has no schema version") }
+        return version == SQLiteSchema.version ? .current : .older(version)
     }
 
     /// Switching to WAL needs a moment with no other connection in a transaction; the busy
@@ -94,16 +118,26 @@ public final class SQLiteEventStore: EventStore {
         return .failed("\(path): \(error)")
     }
 
+    /// Runs `body` on the connection; SQLite's errors and unreadable events become `EventStoreError`s.
     private func withConnection<T: Sendable>(
-        _ body: @Sendable (SQLiteConnection) throws(SQLiteError) -> T
+        _ body: @Sendable (SQLiteConnection) throws -> T
     ) throws(EventStoreError) -> T {
-        let result: Result<T, SQLiteError> = connection.withLock { db in
-            do throws(SQLiteError) { return .success(try body(db)) } catch { return .failure(error) }
+        let result: Result<T, any Error> = connection.withLock { db in
+            do { return .success(try body(db)) } catch { return .failure(error) }
         }
         switch result {
         case .success(let value): return value
-        case .failure(let error): throw Self.storeError(error, path: path)
+        case .failure(let error as SQLiteError): throw Self.storeError(error, path: path)
+        case .failure(let error as UnreadableEvent):
+            throw .unreadableEvent(position: error.position, reason: error.cause.description)
+        case .failure(let error): throw .failed("\(path): \(error)")
         }
+    }
+
+    /// A stored event that `evolution` cannot bring to the current shape.
+    private struct UnreadableEvent: Error {
+        var position: Int64
+        var cause: EventUpcastError
     }
 
     // MARK: Append
@@ -111,10 +145,10 @@ public final class SQLiteEventStore: EventStore {
     public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
         if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
         guard !batch.isEmpty else { return [] }
-        return try withConnection { db throws(SQLiteError) in
+        return try withConnection { [evolution] db in
             try db.execute("BEGIN IMMEDIATE")
-            do throws(SQLiteError) {
-                let results = try Self.appendInTransaction(batch, db)
+            do {
+                let results = try Self.appendInTransaction(batch, db, evolution)
                 try db.execute("COMMIT")
                 return results
             } catch {
@@ -124,9 +158,9 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    private static func appendInTransaction(_ batch: [AppendRequest], _ db: SQLiteConnection) throws(SQLiteError)
-        -> [AppendResult]
-    {
+    private static func appendInTransaction(
+        _ batch: [AppendRequest], _ db: SQLiteConnection, _ evolution: EventEvolution
+    ) throws -> [AppendResult] {
         var head = try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
         var versions: [String: Int] = [:]
         func version(of stream: String) throws(SQLiteError) -> Int {
@@ -141,7 +175,7 @@ public final class SQLiteEventStore: EventStore {
         results.reserveCapacity(batch.count)
         var committedHere = Set<String>()
         for request in batch {
-            if let record = try commandRecord(request.commandId, db) {
+            if let record = try commandRecord(request.commandId, db, evolution) {
                 results.append(.duplicate(record))
                 continue
             }
@@ -168,6 +202,7 @@ public final class SQLiteEventStore: EventStore {
                         .int(Int64(streamVersion)), .text(record.type), .text(record.data),
                         .text(request.metadata.commandId), .text(request.metadata.correlationId),
                         .text(request.metadata.causationId), .int(record.recordedAt),
+                        .int(Int64(evolution.currentVersion(of: record.type))),
                     ])
                     recorded.append(record)
                 }
@@ -184,7 +219,7 @@ public final class SQLiteEventStore: EventStore {
 
     private static let insertEvent =
         "INSERT INTO events (position, event_id, stream, category, version, type, data, command_id, "
-        + "correlation_id, causation_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        + "correlation_id, causation_id, recorded_at, data_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     private static let insertCommand =
         "INSERT INTO commands (command_id, first_position, last_position, answer) VALUES (?, ?, ?, ?)"
@@ -192,19 +227,29 @@ public final class SQLiteEventStore: EventStore {
     // MARK: Reads
 
     private static let columns =
-        "position, event_id, stream, version, type, data, command_id, correlation_id, causation_id, recorded_at"
+        "position, event_id, stream, version, type, data, command_id, correlation_id, causation_id, recorded_at, "
+        + "data_version"
 
-    private static func events(_ sql: String, _ bindings: [SQLiteValue], _ db: SQLiteConnection) throws(SQLiteError)
-        -> [RecordedEvent]
-    {
+    /// The events `sql` selects (with `columns`), each in its type's current shape.
+    private static func events(
+        _ sql: String, _ bindings: [SQLiteValue], _ db: SQLiteConnection, _ evolution: EventEvolution
+    ) throws -> [RecordedEvent] {
         let statement = try db.statement(sql)
         try statement.bind(bindings)
         var events: [RecordedEvent] = []
         while try statement.step() {
+            let position = statement.int64(0)
+            let type = statement.string(4)
+            let data: String
+            do {
+                data = try evolution.upcast(type: type, version: Int(statement.int64(10)), data: statement.string(5))
+            } catch {
+                throw UnreadableEvent(position: position, cause: error)
+            }
             events.append(
                 RecordedEvent(
-                    position: statement.int64(0), eventId: statement.string(1), stream: statement.string(2),
-                    version: Int(statement.int64(3)), type: statement.string(4), data: statement.string(5),
+                    position: position, eventId: statement.string(1), stream: statement.string(2),
+                    version: Int(statement.int64(3)), type: type, data: data,
                     metadata: EventMetadata(
                         commandId: statement.string(6), correlationId: statement.string(7),
                         causationId: statement.string(8)),
@@ -213,7 +258,7 @@ public final class SQLiteEventStore: EventStore {
         return events
     }
 
-    private static func commandRecord(_ commandId: String, _ db: SQLiteConnection) throws(SQLiteError)
+    private static func commandRecord(_ commandId: String, _ db: SQLiteConnection, _ evolution: EventEvolution) throws
         -> CommandRecord?
     {
         let lookup = try db.statement(
@@ -230,39 +275,39 @@ public final class SQLiteEventStore: EventStore {
         let events = try events(
             "SELECT \(columns) FROM events WHERE position BETWEEN ? AND ? ORDER BY position",
             [.int(first), .int(last)],
-            db)
+            db, evolution)
         return .appended(CommittedCommand(commandId: commandId, events: events))
     }
 
     public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
-        try withConnection { db throws(SQLiteError) in
+        try withConnection { [evolution] db in
             try Self.events(
                 "SELECT \(Self.columns) FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?",
-                [.text(stream), .int(Int64(fromVersion)), .int(Int64(max(limit, 0)))], db)
+                [.text(stream), .int(Int64(fromVersion)), .int(Int64(max(limit, 0)))], db, evolution)
         }
     }
 
     public func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
         -> [RecordedEvent]
     {
-        try withConnection { db throws(SQLiteError) in
+        try withConnection { [evolution] db in
             let limit = SQLiteValue.int(Int64(max(limit, 0)))
             guard let categories else {
                 return try Self.events(
                     "SELECT \(Self.columns) FROM events WHERE position >= ? ORDER BY position LIMIT ?",
-                    [.int(fromPosition), limit], db)
+                    [.int(fromPosition), limit], db, evolution)
             }
             let sorted = categories.sorted()
             let placeholders = Array(repeating: "?", count: sorted.count).joined(separator: ", ")
             return try Self.events(
                 "SELECT \(Self.columns) FROM events WHERE position >= ? AND category IN (\(placeholders)) "
                     + "ORDER BY position LIMIT ?",
-                [.int(fromPosition)] + sorted.map { .text($0) } + [limit], db)
+                [.int(fromPosition)] + sorted.map { .text($0) } + [limit], db, evolution)
         }
     }
 
     public func headPosition() throws(EventStoreError) -> Int64 {
-        try withConnection { db throws(SQLiteError) in
+        try withConnection { db in
             try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
         }
     }
@@ -270,12 +315,12 @@ public final class SQLiteEventStore: EventStore {
     /// The durability settings in force on this store's connection, as SQLite reports them:
     /// `("wal", 2)` means WAL journal with `synchronous=FULL`.
     public func durabilitySettings() throws(EventStoreError) -> (journalMode: String, synchronous: Int) {
-        try withConnection { db throws(SQLiteError) in
+        try withConnection { db in
             (try db.text("PRAGMA journal_mode") ?? "", Int(try db.scalar("PRAGMA synchronous") ?? -1))
         }
     }
 
     public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
-        try withConnection { db throws(SQLiteError) in try Self.commandRecord(commandId, db) }
+        try withConnection { [evolution] db in try Self.commandRecord(commandId, db, evolution) }
     }
 }

@@ -3,11 +3,21 @@
 /// events or command records (`INSERT OR REPLACE` included), refuse an event whose
 /// position or version would leave a hole, and refuse a command record that does not end
 /// at the current head or does not cover exactly its own events; CHECKs keep an answer
-/// valid JSON. Schema version 1 is the first one released.
+/// valid JSON. `data_version` is the schema version of the event's type that `data` was
+/// written under (see `EventEvolution`).
+///
+/// Schema version 1 was the first one released; version 2 added `data_version`, and
+/// `migrations` brings a version 1 file forward when it is opened.
 enum SQLiteSchema {
     /// "LOGB" in ASCII.
     static let applicationId: Int64 = 0x4C4F_4742
-    static let version: Int64 = 1
+    static let version: Int64 = 2
+
+    /// The statements that bring a file of schema version `key` to `key + 1`. Every event
+    /// of a version 1 file was written before payloads had versions, so it is version 1.
+    static let migrations: [Int64: String] = [
+        1: "ALTER TABLE events ADD COLUMN data_version INTEGER NOT NULL DEFAULT 1 CHECK (data_version >= 1);"
+    ]
 
     static let create = """
         CREATE TABLE events (
@@ -22,6 +32,7 @@ enum SQLiteSchema {
             correlation_id TEXT    NOT NULL,
             causation_id   TEXT    NOT NULL,
             recorded_at    INTEGER NOT NULL,
+            data_version   INTEGER NOT NULL DEFAULT 1 CHECK (data_version >= 1),
             UNIQUE (stream, version)
         );
         CREATE INDEX events_by_category ON events (category, position);

@@ -110,7 +110,7 @@ extension Configuration {
         }
         try ensureDataDirectory()
         do {
-            return try SQLiteEventStore(path: eventLogPath)
+            return try SQLiteEventStore(path: eventLogPath, evolution: .standard)
         } catch {
             throw .unavailable(error.description)
         }

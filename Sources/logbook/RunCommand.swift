@@ -40,14 +40,16 @@ struct RunCommand {
         let path = configuration.eventLogPath
         // Open once here so a bad file fails the start with a clear message.
         do {
-            _ = try SQLiteEventStore(path: path)
+            _ = try SQLiteEventStore(path: path, evolution: .standard)
         } catch {
             throw .unavailable(error.description)
         }
         do {
             return try WorkerService(
                 endpoints: configuration.endpoints,
-                openStore: { () throws(EventStoreError) -> any EventStore in try SQLiteEventStore(path: path) },
+                openStore: { () throws(EventStoreError) -> any EventStore in
+                    try SQLiteEventStore(path: path, evolution: .standard)
+                },
                 clock: SystemClock(), ids: UUIDGenerator(), log: log)
         } catch {
             throw .unavailable(error.description)

@@ -54,7 +54,7 @@ struct SQLiteEventStoreTests {
             let path = directory.appendingPathComponent("events.sqlite3").path
             _ = try SQLiteEventStore(path: path)
             #expect(RawSQLResult(path: path, sql: "PRAGMA user_version = 99").succeeded)
-            #expect(throws: EventStoreError.unsupportedSchema(found: 99, supported: 1)) {
+            #expect(throws: EventStoreError.unsupportedSchema(found: 99, supported: 2)) {
                 _ = try SQLiteEventStore(path: path)
             }
         }

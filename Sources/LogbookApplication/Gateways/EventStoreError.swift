@@ -6,6 +6,9 @@ public enum EventStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case unsupportedSchema(found: Int, supported: Int)
     /// The storage is damaged.
     case corrupt(String)
+    /// The event at `position` cannot be brought to its type's current shape: a newer
+    /// Logbook wrote it, or its payload does not match the schema version it was stored under.
+    case unreadableEvent(position: Int64, reason: String)
     /// The storage cannot be used right now (busy, locked, disk full, I/O error); retrying may work.
     case unavailable(String)
     /// A request the store refuses (neither events nor an answer, …).
@@ -19,6 +22,7 @@ public enum EventStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case .unsupportedSchema(let found, let supported):
             "the event log has schema version \(found); this build reads up to \(supported)"
         case .corrupt(let message): "the event log is corrupt: \(message)"
+        case .unreadableEvent(let position, let reason): "the event at position \(position) is unreadable: \(reason)"
         case .unavailable(let message): "the event log is unavailable: \(message)"
         case .invalidRequest(let message): "invalid append request: \(message)"
         case .failed(let message): "the event log failed: \(message)"

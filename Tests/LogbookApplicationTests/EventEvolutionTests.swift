@@ -1,0 +1,89 @@
+import LogbookApplication
+import LogbookJSON
+import Testing
+
+/// The schema history of event payloads: given a payload written under some version,
+/// when it is read, then it comes back in the current shape (or a clear error).
+@Suite("Event evolution (upcasters)")
+struct EventEvolutionTests {
+    /// A made-up history of one type: version 1 called the name `fullName`; version 2
+    /// renamed it to `name`; version 3 added `subscription` with its default.
+    private static let history = EventEvolution([
+        EventUpcaster(type: "UserRegistered", fromVersion: 2) { payload in
+            var upcast = payload
+            upcast["subscription"] = .string("free")
+            return upcast
+        },
+        EventUpcaster(type: "UserRegistered", fromVersion: 1) { payload throws(EventUpcastError) in
+            guard let name = payload["fullName"] else {
+                throw EventUpcastError(type: "UserRegistered", version: 1, reason: "fullName is missing")
+            }
+            var upcast = JSONObject()
+            for (key, value) in payload where key != "fullName" { upcast[key] = value }
+            upcast["name"] = name
+            return upcast
+        },
+    ])
+
+    @Test("Logbook's own history: every type is at version 1 and payloads pass through byte for byte")
+    func standardIsIdentity() throws {
+        for type in ["UserRegistered", "OrderPlaced", "EmailClaimed", "SomethingNew"] {
+            #expect(EventEvolution.standard.currentVersion(of: type) == 1)
+        }
+        let stored = #"{ "userId" : "u1",  "name":"Ada" }"#
+        #expect(try EventEvolution.standard.upcast(type: "UserRegistered", version: 1, data: stored) == stored)
+    }
+
+    @Test("the current version is one more than the number of a type's steps")
+    func currentVersions() {
+        #expect(Self.history.currentVersion(of: "UserRegistered") == 3)
+        #expect(Self.history.currentVersion(of: "PostCreated") == 1)
+    }
+
+    @Test("given a version 1 payload, when read, then every later step runs in order")
+    func upcastFromTheFirstVersion() throws {
+        let read = try Self.history.upcast(
+            type: "UserRegistered", version: 1, data: #"{"userId":"u1","fullName":"Ada"}"#)
+        #expect(try JSONParser.parse(read) == ["userId": "u1", "name": "Ada", "subscription": "free"])
+    }
+
+    @Test("given a version 2 payload, when read, then only the steps after version 2 run")
+    func upcastFromTheMiddle() throws {
+        let read = try Self.history.upcast(type: "UserRegistered", version: 2, data: #"{"userId":"u1","name":"Ada"}"#)
+        #expect(try JSONParser.parse(read) == ["userId": "u1", "name": "Ada", "subscription": "free"])
+    }
+
+    @Test("given a current payload, when read, then it is returned untouched")
+    func currentIsUntouched() throws {
+        let stored = #"{"userId":"u1","fullName":"kept as written"}"#
+        #expect(try Self.history.upcast(type: "UserRegistered", version: 3, data: stored) == stored)
+        #expect(try Self.history.upcast(type: "PostCreated", version: 1, data: stored) == stored)
+    }
+
+    @Test("given a payload from a newer Logbook, when read, then it is refused, naming the versions")
+    func newerVersionRefused() {
+        #expect {
+            try Self.history.upcast(type: "UserRegistered", version: 4, data: "{}")
+        } throws: { error in
+            guard let error = error as? EventUpcastError else { return false }
+            return error.version == 4 && error.description.contains("knows versions up to 3")
+        }
+        #expect(throws: EventUpcastError.self) { try EventEvolution.standard.upcast(type: "X", version: 2, data: "{}") }
+        #expect(throws: EventUpcastError.self) {
+            try Self.history.upcast(type: "UserRegistered", version: 0, data: "{}")
+        }
+    }
+
+    @Test("given a payload its version's step cannot read, when read, then the step's error comes back")
+    func stepErrorsSurface() {
+        #expect(throws: EventUpcastError(type: "UserRegistered", version: 1, reason: "fullName is missing")) {
+            try Self.history.upcast(type: "UserRegistered", version: 1, data: #"{"userId":"u1"}"#)
+        }
+        #expect(throws: EventUpcastError.self) {
+            try Self.history.upcast(type: "UserRegistered", version: 1, data: "[1]")
+        }
+        #expect(throws: EventUpcastError.self) {
+            try Self.history.upcast(type: "UserRegistered", version: 1, data: "{")
+        }
+    }
+}
