@@ -11,16 +11,44 @@ for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 
-if ((${#missing[@]} == 0)); then
-    echo "install-deps: all system packages present"
-    exit 0
-fi
-
 sudo=""
 if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
-echo "install-deps: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+if ((${#missing[@]} == 0)); then
+    echo "install-deps: all system packages present"
+else
+    echo "install-deps: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The wire-contract test and the Python example (tests only) need pyzmq and jsonschema
+# (4.18 or later, for its `referencing` registry) in the python3 on PATH.
+python_ready() {
+    python3 - <<'PY' 2>/dev/null
+import importlib.metadata as m, zmq, jsonschema, referencing
+major, minor = (int(p) for p in m.version("jsonschema").split(".")[:2])
+raise SystemExit(0 if (major, minor) >= (4, 18) else 1)
+PY
+}
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "install-deps: installing python3"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3 python3-pip
+fi
+if python_ready; then
+    echo "install-deps: python packages present"
+else
+    echo "install-deps: installing python packages jsonschema and pyzmq"
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-pip
+    fi
+    # Debian's own python3 refuses pip installs outside a virtual environment unless told.
+    python3 -m pip install --quiet --disable-pip-version-check 'jsonschema>=4.18' 'pyzmq>=25' \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages \
+            'jsonschema>=4.18' 'pyzmq>=25'
+    python_ready || { echo "install-deps: python3 cannot import jsonschema>=4.18 and zmq" >&2; exit 1; }
+fi
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "install-deps: the Swift toolchain (6.0 or later) must be on PATH" >&2
