@@ -226,13 +226,13 @@ class FeedFollower:
                 return self.catch_up("quiet feed")
             return []
         self.last_heard = time.monotonic()
-        _topic, body = self.sub.recv_multipart()
+        frames = self.sub.recv_multipart()  # [topic, envelope]
         try:
-            event = json.loads(body)
+            event = json.loads(frames[1])
             position = event["position"]
             previous = event.pop("previous")  # only feed messages carry it
             missed = any(previous[topic] > self.cursor for topic in self.topics)
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, IndexError):
             return self.catch_up("unreadable feed message")  # the log has the real one
         if position <= self.cursor:
             return []  # a repeat: handed out already
