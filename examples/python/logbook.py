@@ -1,0 +1,261 @@
+"""A tiny Python client for Logbook's ZeroMQ wire contract (version 1).
+
+Copy this file into your own project and adapt it. It needs Python 3.11+ and pyzmq,
+nothing else. It has three parts:
+
+- RequestClient: one request, one reply, with a timeout and a safe retry (the
+  "Lazy Pirate" pattern). Use one per server socket: commands, queries or log.
+- read_log_pages: ReadLog page after page, until a reply says the head was reached.
+- FeedFollower: the change feed of some topics, in position order, each event once,
+  with no hole: whatever the feed drops is read from the log.
+
+Every payload is one JSON document per frame; see "The wire contract" in the
+top-level README.md.
+"""
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterator
+
+import zmq
+
+# The endpoints that `logbook up` binds by default.
+DEFAULT_COMMANDS = "tcp://127.0.0.1:5555"
+DEFAULT_FEED = "tcp://127.0.0.1:5556"
+DEFAULT_QUERIES = "tcp://127.0.0.1:5557"
+DEFAULT_LOG = "tcp://127.0.0.1:5558"
+
+
+def ignore(_text: str) -> None:
+    """The default for the `note` callbacks below: say nothing."""
+
+
+class Refused(Exception):
+    """The server answered `ok: false`; `code` is one of the README's error codes."""
+
+    def __init__(self, error: dict):
+        super().__init__(f"{error['code']}: {error['message']}")
+        self.code = error["code"]
+        self.details = error.get("details", {})
+
+
+class NoReply(Exception):
+    """No reply came within the timeout, on any attempt."""
+
+
+def new_id() -> str:
+    """A fresh request or command id (the contract allows 1-128 printable ASCII characters)."""
+    return str(uuid.uuid4())
+
+
+class RequestClient:
+    """Request/reply with one of the server's ROUTER sockets (commands, queries or log).
+
+    It uses a DEALER socket and sends the empty delimiter frame itself; the server
+    answers `[empty][reply]`, and the reply echoes the request's `id`.
+
+    On a timeout it closes the socket (dropping whatever is queued on it), opens a new
+    one and sends the *same* document again. That is safe: the server de-duplicates
+    commands by their `id`, so a command that was applied but whose reply was lost is
+    answered with its first outcome and not applied twice. Queries and ReadLog only
+    read, so sending them again is always safe.
+    """
+
+    def __init__(
+        self,
+        context: zmq.Context,
+        endpoint: str,
+        timeout_ms: int = 3000,
+        attempts: int = 3,
+        note: Callable[[str], None] = ignore,
+    ):
+        self.context = context
+        self.endpoint = endpoint
+        self.timeout_ms = timeout_ms
+        self.attempts = attempts
+        self.note = note  # told when a request is sent again
+        self.socket = self._open()
+
+    def _open(self) -> zmq.Socket:
+        socket = self.context.socket(zmq.DEALER)
+        socket.linger = 0  # closing never waits for unsent messages
+        socket.connect(self.endpoint)
+        return socket
+
+    def request(self, document: dict) -> dict:
+        """Sends `document` (which must have an `id`) and returns the reply to it.
+
+        The reply may be an error (`ok: false`); `expect_ok` turns that into Refused.
+        Raises NoReply when no reply came after `attempts` tries of `timeout_ms` each.
+        """
+        payload = json.dumps(document, separators=(",", ":")).encode()
+        for attempt in range(1, self.attempts + 1):
+            self.socket.send_multipart([b"", payload])
+            reply = self._wait_for_reply(document["id"])
+            if reply is not None:
+                return reply
+            # Lazy Pirate: this socket may still deliver a late reply or hold our request;
+            # throw it away and try again, with the same id, on a fresh one.
+            self.socket.close()
+            self.socket = self._open()
+            if attempt < self.attempts:
+                self.note(f"no reply to {document['type']} {document['id']} in {self.timeout_ms} ms: sending it again")
+        raise NoReply(f"no reply from {self.endpoint} after {self.attempts} attempts of {self.timeout_ms} ms")
+
+    def _wait_for_reply(self, request_id: str) -> dict | None:
+        deadline = time.monotonic() + self.timeout_ms / 1000
+        while (left_ms := (deadline - time.monotonic()) * 1000) > 0:
+            if not self.socket.poll(left_ms):
+                break
+            frames = self.socket.recv_multipart()  # [empty delimiter, reply]
+            reply = json.loads(frames[-1])
+            if reply.get("id") == request_id:
+                return reply
+            # A reply to some earlier request that we stopped waiting for: skip it.
+        return None
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+def expect_ok(reply: dict) -> dict:
+    """Returns `reply` if it says `ok: true`, else raises Refused with the server's error."""
+    if not reply["ok"]:
+        raise Refused(reply["error"])
+    return reply
+
+
+def send_command(commands: RequestClient, type: str, data: dict, command_id: str | None = None) -> dict:
+    """Sends one command; returns the reply `{id, ok, position, events}` or raises Refused.
+
+    Choose `command_id` yourself (and store it) when you may have to send the same command
+    again later, say after your own process restarted: a repeated id is answered with the
+    first outcome, and nothing is appended.
+    """
+    return expect_ok(commands.request({"id": command_id or new_id(), "type": type, "data": data}))
+
+
+def query(queries: RequestClient, type: str, data: dict, min_position: int | None = None) -> dict:
+    """Asks the query process; returns `{id, ok, position, result}` or raises Refused.
+
+    With `min_position` the query process waits until its read models include that position
+    (read-your-writes: pass the position of your own command's reply).
+    """
+    document = {"id": new_id(), "type": type, "data": data}
+    if min_position is not None:
+        document["minPosition"] = min_position
+    return expect_ok(queries.request(document))
+
+
+def read_log_pages(
+    log: RequestClient, start: int, topics: list[str] | None = None, limit: int = 1000
+) -> Iterator[dict]:
+    """Yields ReadLog replies `{events, next, head}` from position `start` up to the head.
+
+    A page holds at most `limit` events and about 4 MiB, so a short page does not mean the
+    head was reached: only `next > head` does. Each read starts where the previous reply
+    said (`next`); `next` never skips an event of the asked topics.
+    """
+    position = start
+    while True:
+        document = {"id": new_id(), "type": "ReadLog", "from": position, "limit": limit}
+        if topics is not None:
+            document["topics"] = topics
+        page = expect_ok(log.request(document))
+        yield page
+        if page["next"] > page["head"]:
+            return
+        position = page["next"]
+
+
+class FeedFollower:
+    """The feed of some topics as events in position order, each once, with no hole.
+
+    A PUB socket drops messages silently: those published before our subscription took
+    effect, those published while we were disconnected, and those beyond a slow
+    subscriber's queue. So the feed alone is not enough; this follows the README's recipe.
+    `cursor` is P: every event of our topics up to P has been handed out.
+
+    - a feed message at position q <= P is a repeat: drop it;
+    - if, for every topic we follow, `previous` (a position after which that topic had
+      no event before this one) is <= P, nothing was missed: hand it out, P = q;
+    - otherwise something was missed: drop the message and read the log from P + 1 for
+      our topics, page by page, until `next > head`; hand those events out and set
+      P = next - 1 (the dropped message came with the log; live ones up to P are repeats).
+
+    The same log read runs at the start (what was published before we connected never
+    reaches us) and whenever the feed has been quiet for `quiet_ms` (a lost last message
+    has nothing after it to reveal the hole).
+    """
+
+    def __init__(
+        self,
+        context: zmq.Context,
+        feed_endpoint: str,
+        log: RequestClient,
+        topics: list[str],
+        after: int = 0,
+        quiet_ms: int = 1000,
+        note: Callable[[str], None] = ignore,
+    ):
+        self.log = log
+        self.topics = topics
+        self.cursor = after  # P
+        self.quiet_ms = quiet_ms
+        self.holes = 0  # how many times the feed showed a hole
+        self.note = note  # told whenever the log had something the feed did not deliver
+        self.sub = context.socket(zmq.SUB)
+        self.sub.linger = 0
+        self.sub.connect(feed_endpoint)
+        for topic in topics:
+            self.sub.subscribe(topic.encode())  # a feed message's first frame is its topic
+        self.pending_log_read = "start"  # the reason for a log read still to do, if any
+        self.last_heard = time.monotonic()
+
+    def poll(self, timeout_ms: int) -> list[dict]:
+        """Waits up to `timeout_ms` for the feed; returns the new events in order (maybe none).
+
+        Raises NoReply or Refused if the log cannot be read; the cursor is then unchanged,
+        so calling poll again later simply tries again.
+        """
+        if self.pending_log_read:
+            return self.catch_up(self.pending_log_read)
+        if not self.sub.poll(timeout_ms):
+            if (time.monotonic() - self.last_heard) * 1000 >= self.quiet_ms:
+                return self.catch_up("quiet feed")
+            return []
+        self.last_heard = time.monotonic()
+        frames = self.sub.recv_multipart()  # [topic, envelope]
+        try:
+            event = json.loads(frames[1])
+            position = event["position"]
+            previous = event.pop("previous")  # only feed messages carry it
+            missed = any(previous[topic] > self.cursor for topic in self.topics)
+        except (ValueError, KeyError, TypeError, IndexError):
+            return self.catch_up("unreadable feed message")  # the log has the real one
+        if position <= self.cursor:
+            return []  # a repeat: handed out already
+        if missed:
+            self.holes += 1
+            return self.catch_up(f"hole: feed message at {position}, but events after {self.cursor} were missed")
+        self.cursor = position
+        return [event]
+
+    def catch_up(self, reason: str) -> list[dict]:
+        """Reads the log from P + 1 up to the head for our topics; returns those events."""
+        self.pending_log_read = reason  # stays set if the read fails: the next poll retries
+        events = []
+        for page in read_log_pages(self.log, self.cursor + 1, self.topics):
+            events.extend(page["events"])
+            next_position = page["next"]
+        if events:
+            read = f"positions {self.cursor + 1}-{next_position - 1}"
+            self.note(f"{reason}: read {len(events)} event(s) from the log, {read}")
+        self.cursor = next_position - 1
+        self.pending_log_read = None
+        self.last_heard = time.monotonic()
+        return events
+
+    def close(self) -> None:
+        self.sub.close()
