@@ -76,7 +76,7 @@ let package = Package(
             path: "Tests/LogbookTestSupport",
             swiftSettings: strictSettings),
         .testTarget(
-            name: "LogbookJSONTests", dependencies: ["LogbookJSON"],
+            name: "LogbookJSONTests", dependencies: ["LogbookJSON", "LogbookTestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookDomainTests", dependencies: ["LogbookDomain", "LogbookTestSupport"],

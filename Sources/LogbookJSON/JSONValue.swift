@@ -45,38 +45,56 @@ public enum JSONValue: Sendable, Equatable {
     }
 }
 
-/// A JSON object: unique keys in insertion order, looked up in constant time.
+/// A JSON object: unique keys in insertion order. Small objects (the common case: every
+/// envelope, request and payload) are searched linearly, which is cheaper than hashing
+/// their keys; past `indexThreshold` members a key index keeps lookups constant-time.
 public struct JSONObject: Sendable, Equatable, Sequence {
     public private(set) var members: [(key: String, value: JSONValue)] = []
+    /// Empty until the object grows past `indexThreshold` members.
     private var indexByKey: [String: Int] = [:]
+
+    static let indexThreshold = 16
 
     public init() {}
 
     public init(_ members: [(String, JSONValue)]) {
+        self.members.reserveCapacity(members.count)
         for (key, value) in members { self[key] = value }
     }
 
     public var keys: [String] { members.map(\.key) }
     public var count: Int { members.count }
 
+    private func index(of key: String) -> Int? {
+        if members.count > Self.indexThreshold { return indexByKey[key] }
+        return members.firstIndex { $0.key == key }
+    }
+
     /// The value for `key`; assigning `nil` removes the key, assigning a value to a new key appends it.
     public subscript(key: String) -> JSONValue? {
-        get { indexByKey[key].map { members[$0].value } }
+        get { index(of: key).map { members[$0].value } }
         set {
-            switch (indexByKey[key], newValue) {
+            switch (index(of: key), newValue) {
             case (let index?, let value?):
                 members[index].value = value
             case (let index?, nil):
                 members.remove(at: index)
-                indexByKey[key] = nil
-                for later in index..<members.count { indexByKey[members[later].key] = later }
+                rebuildIndex()
             case (nil, let value?):
-                indexByKey[key] = members.count
                 members.append((key, value))
+                if members.count > Self.indexThreshold {
+                    if indexByKey.isEmpty { rebuildIndex() } else { indexByKey[key] = members.count - 1 }
+                }
             case (nil, nil):
                 break
             }
         }
+    }
+
+    private mutating func rebuildIndex() {
+        indexByKey.removeAll(keepingCapacity: true)
+        guard members.count > Self.indexThreshold else { return }
+        for (offset, member) in members.enumerated() { indexByKey[member.key] = offset }
     }
 
     public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {

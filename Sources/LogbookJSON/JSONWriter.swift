@@ -16,7 +16,7 @@ public enum JSONWriter {
         switch value {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .int(let integer): output.append(contentsOf: String(integer).utf8)
+        case .int(let integer): writeInteger(integer, into: &output)
         case .double(let double):
             if double.isFinite {
                 output.append(contentsOf: double.description.utf8)
@@ -43,23 +43,60 @@ public enum JSONWriter {
         }
     }
 
+    /// Writes `text` as a JSON string. Runs of bytes that need no escape are copied at once.
     public static func writeString(_ text: String, into output: inout [UInt8]) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x00..<0x20:
-                output.append(contentsOf: Array("\\u00".utf8))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            default: output.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
+                appendEscape(of: byte, into: &output)
+                runStart = offset + 1
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(of byte: UInt8, into output: inout [UInt8]) {
+        output.append(0x5C)
+        switch byte {
+        case 0x22: output.append(0x22)
+        case 0x5C: output.append(0x5C)
+        case 0x0A: output.append(UInt8(ascii: "n"))
+        case 0x0D: output.append(UInt8(ascii: "r"))
+        case 0x09: output.append(UInt8(ascii: "t"))
+        default:
+            output.append(UInt8(ascii: "u"))
+            output.append(UInt8(ascii: "0"))
+            output.append(UInt8(ascii: "0"))
+            output.append(hexDigit(byte >> 4))
+            output.append(hexDigit(byte & 0x0F))
+        }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+
+    /// Writes `integer` in decimal without building a `String`.
+    public static func writeInteger(_ integer: Int, into output: inout [UInt8]) {
+        if integer == 0 {
+            output.append(UInt8(ascii: "0"))
+            return
+        }
+        if integer < 0 { output.append(UInt8(ascii: "-")) }
+        var magnitude = integer.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits (24 bytes)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]))
+        }
     }
 }

@@ -1,4 +1,5 @@
 import LogbookJSON
+import LogbookTestSupport
 import Testing
 
 @Suite("JSON reader")
@@ -109,6 +110,43 @@ struct JSONScaleTests {
         #expect(throws: JSONSyntaxError.self) {
             try JSONParser.parse("{" + members.joined(separator: ",") + ",\"k5\":0}")
         }
+    }
+
+    @Test("objects stay correct as they grow past the size where a key index takes over, and shrink back")
+    func indexThreshold() {
+        var object = JSONObject()
+        for n in 0..<40 { object["k\(n)"] = .int(n) }
+        object["k3"] = 300
+        #expect(object.count == 40)
+        #expect((0..<40).allSatisfy { object["k\($0)"] == .int($0 == 3 ? 300 : $0) })
+        for n in stride(from: 0, to: 40, by: 2) { object["k\(n)"] = nil }
+        #expect(object.keys == stride(from: 1, to: 40, by: 2).map { "k\($0)" })
+        #expect((0..<40).allSatisfy { object["k\($0)"] == ($0 % 2 == 1 ? .int($0 == 3 ? 300 : $0) : nil) })
+        object["k0"] = 0
+        #expect(object.keys.last == "k0")
+        #expect(object["k0"] == 0 && object["k39"] == 39)
+    }
+
+    @Test("integers of every size are written exactly")
+    func integers() throws {
+        let samples = [0, 7, -7, 10, 100, -100, 1_000_000_007, Int.max, Int.min, Int.min + 1]
+        for n in samples {
+            #expect(JSONWriter.string(.int(n)) == String(n))
+        }
+        var generator = SeededGenerator(seed: 42)
+        for _ in 0..<2_000 {
+            let n = Int(truncatingIfNeeded: generator.next()) >> Int(generator.next() % 64)
+            #expect(JSONWriter.string(.int(n)) == String(n))
+        }
+    }
+
+    @Test("strings with escapes between runs of plain text, and every control character, read back the same")
+    func escapeRuns() throws {
+        let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
+        for text in ["", "\"", "a\"b", "\\\\", "plain", "é\u{0}ü\n\"😀\\x", controls, "x" + controls + "y"] {
+            #expect(try JSONParser.parse(JSONWriter.bytes(.string(text))) == .string(text))
+        }
+        #expect(JSONWriter.string(.string("\u{1F}\u{0B}")) == #""\u001f\u000b""#)
     }
 
     @Test("removing a key keeps the others findable")
