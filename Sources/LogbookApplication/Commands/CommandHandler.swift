@@ -130,9 +130,10 @@ public final class CommandHandler {
                 }
             }
         }
-        for (stream, entry) in overlay.entries {
-            if untrusted.contains(stream) { cache.remove(stream) } else { cache.store(entry, for: stream) }
+        for (stream, entry) in overlay.entries where !untrusted.contains(stream) {
+            cache.store(entry, for: stream)
         }
+        for stream in untrusted { cache.remove(stream) }
         return retry
     }
 
@@ -166,9 +167,9 @@ public final class CommandHandler {
             record([], answer: AnswerCodec.encode(outcome))
         }
         do {
-            if let recorded = try store.commandRecord(commandId) {
-                return .finished(AnswerCodec.outcome(of: recorded, wasRetry: true))
-            }
+            // A command id seen before is not looked up here: the append finds it inside its
+            // transaction and answers `.duplicate` with the first outcome, whatever this
+            // decision says. Retries are rare; a lookup per command is not.
             var states = AggregateStates()
             while case let missing = command.streamsRead(given: states).filter({ versions[$0] == nil }),
                 !missing.isEmpty
@@ -212,18 +213,19 @@ public final class CommandHandler {
         }
     }
 
-    /// The state of `stream`: from this round's staged decisions, else the cache brought up
-    /// to date with whatever the log holds beyond it (another process may have written).
+    /// The state of `stream`: from this round's staged decisions, else from the cache, else
+    /// folded from the log. A cached state is trusted without asking the log: if another
+    /// process has written the stream since, the append's expectation on the cached version
+    /// fails, the stream leaves the cache, and the next round reads it afresh.
     private func load(_ stream: StreamId, overlay: StateOverlay) throws -> StreamStateCache.Entry {
         if let staged = overlay.entries[stream] { return staged }
-        let cached = cache.entry(for: stream)
-        var entry = cached ?? StreamStateCache.Entry(version: 0, state: .initial(for: stream))
-        let newer = try store.readWholeStream(stream.name, fromVersion: entry.version + 1)
-        for recorded in newer {
+        if let cached = cache.entry(for: stream) { return cached }
+        var entry = StreamStateCache.Entry(version: 0, state: .initial(for: stream))
+        for recorded in try store.readWholeStream(stream.name) {
             entry.state = entry.state.evolved(by: try EventCodec.decode(recorded))
             entry.version = recorded.version
         }
-        if cached == nil || !newer.isEmpty { cache.store(entry, for: stream) }
+        cache.store(entry, for: stream)
         return entry
     }
 
