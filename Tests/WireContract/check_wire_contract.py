@@ -25,10 +25,18 @@ import argparse  # noqa: E402
 import os  # noqa: E402
 import pathlib  # noqa: E402
 import shutil  # noqa: E402
+import signal  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 
-import zmq  # noqa: E402
+try:
+    import jsonschema  # noqa: F401, E402
+    import referencing  # noqa: F401, E402
+    import zmq  # noqa: E402
+except ImportError as missing:
+    print(f"wire contract: {missing}: needs Python 3.11+ with jsonschema>=4.18 (which brings referencing) and pyzmq "
+          "(python3 -m pip install 'jsonschema>=4.18' pyzmq)", file=sys.stderr)
+    sys.exit(2)
 
 from contract_schemas import ContractSchemas  # noqa: E402
 from message_checks import UNREACHABLE_CODES, CaptureCheck  # noqa: E402
@@ -47,6 +55,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, data) for inspection")
     arguments = parser.parse_args()
     started = time.monotonic()
+    # SIGTERM (a CI timeout, say) unwinds like Ctrl-C, so the service processes are stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     binary = pathlib.Path(os.environ.get("LOGBOOK_BIN", ".build/debug/logbook"))
     if not binary.is_absolute():

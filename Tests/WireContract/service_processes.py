@@ -6,11 +6,13 @@ SIGTERM to both processes, waits, and kills whatever is still running, so no pro
 outlives the test.
 """
 
+import ctypes
 import os
 import pathlib
 import signal
 import socket
 import subprocess
+import sys
 import time
 
 
@@ -26,6 +28,14 @@ def free_loopback_ports(count: int) -> list[int]:
     finally:
         for s in sockets:
             s.close()
+
+
+def _end_with_parent():
+    """In the child before exec: on Linux, have the kernel send SIGTERM if the test itself dies
+    (even by SIGKILL), so no service process is left behind."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 class ServiceError(Exception):
@@ -64,7 +74,7 @@ class ServiceProcesses:
                 self.processes[role] = subprocess.Popen(
                     [str(self.binary), "run", role, "--data-dir", str(folder), "--log-level", "info", *flags],
                     cwd=self.workdir, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                    stderr=stderr,
+                    stderr=stderr, preexec_fn=_end_with_parent,
                 )
         return self
 

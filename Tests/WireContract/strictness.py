@@ -258,7 +258,9 @@ def _update_drops(sample: Sample):
         targets.append(("data",))
     elif sample.kind.startswith("event:"):
         targets.append(("data",))
-    elif sample.kind == "reply command:ok" and sample.instance["events"]:
+    elif sample.kind.startswith("feed:"):
+        targets.append((1, "data"))
+    elif sample.kind in ("reply command:ok", "reply log:ok") and sample.instance["events"]:
         targets.append(("events", 0, "data"))
     for path in targets:
         try:
