@@ -138,7 +138,8 @@ class CaptureCheck:
         if rid is not None and rid != sent_id:
             self.failures.append(f"{what} reply id {rid!r} is not the request's id {sent_id!r}")
         if rid is None and got != "malformed_request":
-            self.failures.append(f"{what} reply id is null, but the request was not malformed: {json.dumps(reply)[:300]}")
+            self.failures.append(
+                f"{what} reply id is null, but the request was not malformed: {json.dumps(reply)[:300]}")
 
         reply_schema, reply_kind = _reply_schema_and_kind(socket, request_type, reply)
         if reply_schema is None:

@@ -21,7 +21,7 @@ import sqlite3
 import time
 import uuid
 
-from wire_client import Expectation, WireFailure
+from wire_client import Expectation
 
 # Replies that depend on the state of the log or the read models, not on the request's shape.
 STATE_CODES = {
@@ -127,7 +127,8 @@ class Scenario:
         ann = c("RegisterUser", {"userId": "ann", "name": "Ann Example", "email": "ann@example.com", "gender": "female",
                                  "birthday": "1990-02-28", "subscription": "premium"},
                 expectedVersion="noStream", metadata={"correlationId": "corr-1", "causationId": "cause:1"})
-        if ann["events"][0]["metadata"] != {"commandId": ann["id"], "correlationId": "corr-1", "causationId": "cause:1"}:
+        expected_metadata = {"commandId": ann["id"], "correlationId": "corr-1", "causationId": "cause:1"}
+        if ann["events"][0]["metadata"] != expected_metadata:
             raise ScenarioFailure(f"RegisterUser ann: metadata not carried into the envelope: {ann['events'][0]}")
         c("RegisterUser", {"userId": "bob", "name": "  Bob  ", "email": " Bob@Example.COM ", "gender": None,
                            "birthday": None}, expectedVersion=None, metadata=None)
@@ -266,7 +267,8 @@ class Scenario:
 
     def products(self):
         c = self.command
-        tea = c("AddProduct", {"productId": "tea", "name": " Green Tea ", "price": "2.5", "category": "food", "stock": 3})
+        tea = c("AddProduct", {"productId": "tea", "name": " Green Tea ", "price": "2.5", "category": "food",
+                               "stock": 3})
         if tea["events"][0]["data"]["price"] != "2.50":
             raise ScenarioFailure(f"price 2.5 was not written as 2.50: {tea}")
         c("AddProduct", {"productId": "max", "name": "Max", "price": "999999999.99", "category": "electronics",
@@ -480,7 +482,8 @@ class Scenario:
             code = (reply.get("error") or {}).get("code")
             codes[code] = codes.get(code, 0) + 1
         if codes.get("unavailable", 0) < extra or set(codes) != {"unavailable", "timeout"}:
-            raise ScenarioFailure(f"parked-query flood: expected timeouts and at least {extra} unavailable, got {codes}")
+            raise ScenarioFailure(
+                f"parked-query flood: expected timeouts and at least {extra} unavailable, got {codes}")
 
     def read_whole_log(self):
         """Reads the log page by page, each page from the last `next`, until next > head."""

@@ -97,7 +97,8 @@ class ServiceProcesses:
     def check_running(self):
         for role, process in self.processes.items():
             if process.poll() is not None:
-                raise ServiceError(f"`logbook run {role}` exited with status {process.returncode}:\n{self.log_tail(role)}")
+                raise ServiceError(
+                    f"`logbook run {role}` exited with status {process.returncode}:\n{self.log_tail(role)}")
 
     def log_tail(self, role: str, lines: int = 15) -> str:
         path = self.log_files.get(role)

@@ -160,7 +160,8 @@ def _envelope_paths(prefix: str, envelopes: list) -> list:
     if not envelopes:
         return []
     envelope = envelopes[0]
-    return [prefix + p for p in ENVELOPE_REQUIRED] + [prefix + "data." + f for f in EVENT_REQUIRED.get(envelope["type"], [])]
+    data_fields = EVENT_REQUIRED.get(envelope["type"], [])
+    return [prefix + p for p in ENVELOPE_REQUIRED] + [prefix + "data." + f for f in data_fields]
 
 
 def _path(p):

@@ -139,7 +139,8 @@ class WireClient:
             while len(replies) < len(documents):
                 remaining = int((deadline - time.monotonic()) * 1000)
                 if remaining <= 0 or not s.poll(remaining):
-                    raise WireFailure(f"{label}: {len(replies)} of {len(documents)} replies within {deadline_seconds} s")
+                    raise WireFailure(
+                        f"{label}: {len(replies)} of {len(documents)} replies within {deadline_seconds} s")
                 frames = s.recv_multipart()
                 if len(frames) != 2 or frames[0] != b"":
                     raise WireFailure(f"{label}: a DEALER got reply frames {frames[:3]!r}")
