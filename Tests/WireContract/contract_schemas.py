@@ -12,7 +12,7 @@ import pathlib
 import re
 
 from jsonschema import Draft202012Validator, FormatChecker
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import SchemaError, best_match
 from referencing import Registry, Resource
 
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
@@ -51,7 +51,10 @@ class ContractSchemas:
         for path in sorted(folder.rglob("*.schema.json")):
             name = path.relative_to(folder).as_posix()
             document = json.loads(path.read_text(encoding="utf-8"))
-            Draft202012Validator.check_schema(document)  # raises SchemaError naming the problem
+            try:
+                Draft202012Validator.check_schema(document)
+            except SchemaError as error:
+                raise ValueError(f"{name} is not a valid draft 2020-12 schema: at {error.json_path}: {error.message}")
             if "$id" not in document:
                 raise ValueError(f"{name}: no $id")
             if not document["$id"].endswith("/" + name):
