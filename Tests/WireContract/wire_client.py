@@ -1,0 +1,204 @@
+"""Talks to the service the way any client would (pyzmq REQ, DEALER and SUB sockets) and
+records every request sent, every reply received and every feed message, byte for byte
+and parsed, for the validation that follows.
+
+A request is one JSON frame. From a REQ socket it goes as is; from a DEALER it goes after
+an empty delimiter frame, and its reply must come back as [empty][reply]. Both kinds of
+socket are used on every request socket, in turn.
+"""
+
+import dataclasses
+import json
+import time
+
+import zmq
+
+REPLY_TIMEOUT_MS = 10_000
+
+
+class WireFailure(Exception):
+    pass
+
+
+@dataclasses.dataclass
+class Expectation:
+    """What the scenario expects of one exchange.
+
+    reply: "ok" or the error code the service must answer.
+    request_valid: whether the request must pass its schema (True) or fail it (False).
+    note: why a request that the service refuses still passes its schema (a rule JSON
+          Schema cannot express), or why one the service accepts fails it (leniency).
+    """
+
+    reply: str = "ok"
+    request_valid: bool = True
+    note: str = ""
+
+
+@dataclasses.dataclass
+class Exchange:
+    socket: str  # commands | queries | log
+    via: str  # REQ | DEALER | DEALER (raw frames)
+    frames: list  # the request frames after any delimiter, as bytes
+    request: object  # the parsed request document, or None when the frame is not JSON
+    reply: dict
+    label: str
+    expect: Expectation
+    query_type: str = ""  # for query replies: the type asked (the reply does not name it)
+
+
+class WireClient:
+    def __init__(self, context: zmq.Context, endpoints: dict):
+        self.context = context
+        self.endpoints = endpoints
+        self.exchanges: list[Exchange] = []
+        self._sockets: dict = {}
+        self._turn = 0
+
+    def close(self):
+        for s in self._sockets.values():
+            s.close(linger=0)
+        self._sockets.clear()
+
+    def _socket(self, name: str, kind: int):
+        key = (name, kind)
+        if key not in self._sockets:
+            s = self.context.socket(kind)
+            s.setsockopt(zmq.LINGER, 0)
+            s.connect(self.endpoints[name])
+            self._sockets[key] = s
+        return self._sockets[key]
+
+    def request(self, socket: str, document, label: str, expect: Expectation = None, via: str = None) -> dict:
+        """Sends one request (a dict, or bytes sent as the frame exactly) and returns the parsed reply."""
+        body = document if isinstance(document, bytes) else json.dumps(document, ensure_ascii=False).encode()
+        if via is None:
+            self._turn += 1
+            via = "REQ" if self._turn % 2 else "DEALER"
+        if via == "REQ":
+            s = self._socket(socket, zmq.REQ)
+            s.send(body)
+            frames = self._receive(s, label)
+            if len(frames) != 1:
+                raise WireFailure(f"{label}: a REQ socket got {len(frames)} reply frames, expected 1")
+        else:
+            s = self._socket(socket, zmq.DEALER)
+            s.send_multipart([b"", body])
+            frames = self._receive(s, label)
+            if len(frames) != 2 or frames[0] != b"":
+                raise WireFailure(f"{label}: a DEALER got reply frames {frames[:3]!r}, expected [empty][reply]")
+        return self._record(socket, via, [body], frames[-1], label, expect)
+
+    def answers_status(self, socket: str, timeout_ms: int = 250) -> bool:
+        """One `Status` from a fresh DEALER (a process still starting may not answer); recorded when answered."""
+        s = self.context.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        body = json.dumps({"id": f"ready-{socket}", "type": "Status"}).encode()
+        try:
+            s.connect(self.endpoints[socket])
+            s.send_multipart([b"", body])
+            if not s.poll(timeout_ms):
+                return False
+            frames = s.recv_multipart()
+        finally:
+            s.close()
+        if len(frames) != 2 or frames[0] != b"":
+            raise WireFailure(f"Status on {socket}: reply frames {frames[:3]!r}, expected [empty][reply]")
+        reply = self._record(socket, "DEALER", [body], frames[1], f"Status on {socket} (readiness)", Expectation())
+        return reply.get("ok") is True
+
+    def raw_frames(self, socket: str, frames: list, label: str, expect: Expectation) -> dict:
+        """Sends exactly these frames from a fresh DEALER (no delimiter added) and returns the reply."""
+        s = self.context.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        try:
+            s.connect(self.endpoints[socket])
+            s.send_multipart(frames)
+            reply = self._receive(s, label)
+        finally:
+            s.close()
+        if not reply or reply[0] != b"":
+            raise WireFailure(f"{label}: reply frames {reply[:3]!r} do not start with the empty delimiter")
+        return self._record(socket, "DEALER (raw frames)", frames, reply[-1], label, expect)
+
+    def flood(self, socket: str, documents: list, label: str, expect_by_id: dict, deadline_seconds: float) -> list:
+        """Sends many requests from one DEALER at once, then collects one reply per request."""
+        s = self.context.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.setsockopt(zmq.SNDHWM, 0)
+        s.setsockopt(zmq.RCVHWM, 0)
+        bodies = {}
+        try:
+            s.connect(self.endpoints[socket])
+            for document in documents:
+                body = json.dumps(document).encode()
+                bodies[document["id"]] = body
+                s.send_multipart([b"", body])
+            replies = []
+            deadline = time.monotonic() + deadline_seconds
+            while len(replies) < len(documents):
+                remaining = int((deadline - time.monotonic()) * 1000)
+                if remaining <= 0 or not s.poll(remaining):
+                    raise WireFailure(
+                        f"{label}: {len(replies)} of {len(documents)} replies within {deadline_seconds} s")
+                frames = s.recv_multipart()
+                if len(frames) != 2 or frames[0] != b"":
+                    raise WireFailure(f"{label}: a DEALER got reply frames {frames[:3]!r}")
+                reply = _parse_reply(frames[1], label)
+                rid = reply.get("id")
+                if rid not in bodies:
+                    raise WireFailure(f"{label}: a reply echoes id {rid!r}, which was not sent")
+                replies.append(self._record(socket, "DEALER", [bodies[rid]], frames[1], label, expect_by_id[rid]))
+            return replies
+        finally:
+            s.close()
+
+    def _receive(self, s, label: str) -> list:
+        if not s.poll(REPLY_TIMEOUT_MS):
+            raise WireFailure(f"{label}: no reply within {REPLY_TIMEOUT_MS} ms")
+        return s.recv_multipart()
+
+    def _record(self, socket, via, frames, reply_frame, label, expect) -> dict:
+        request = None
+        if len(frames) == 1:
+            try:
+                request = json.loads(frames[0])
+            except ValueError:
+                request = None
+        reply = _parse_reply(reply_frame, label)
+        query_type = request.get("type", "") if socket == "queries" and isinstance(request, dict) else ""
+        self.exchanges.append(Exchange(socket, via, frames, request, reply, label, expect or Expectation(), query_type))
+        return reply
+
+
+def _parse_reply(frame: bytes, label: str) -> dict:
+    try:
+        reply = json.loads(frame.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise WireFailure(f"{label}: the reply is not UTF-8 JSON ({error}): {frame[:200]!r}")
+    if not isinstance(reply, dict):
+        raise WireFailure(f"{label}: the reply is not a JSON object: {frame[:200]!r}")
+    return reply
+
+
+class FeedRecorder:
+    """A SUB socket subscribed to every topic (the empty prefix), connected before any command."""
+
+    def __init__(self, context: zmq.Context, endpoint: str):
+        self.socket = context.socket(zmq.SUB)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.RCVHWM, 0)
+        self.socket.setsockopt(zmq.SUBSCRIBE, b"")
+        self.socket.connect(endpoint)
+        self.messages: list[list[bytes]] = []
+
+    def drain(self, wait_ms: int = 0) -> int:
+        """Takes every message waiting (waiting up to wait_ms for the first); returns how many."""
+        taken = 0
+        while self.socket.poll(wait_ms if taken == 0 else 0):
+            self.messages.append(self.socket.recv_multipart())
+            taken += 1
+        return taken
+
+    def close(self):
+        self.socket.close(linger=0)
