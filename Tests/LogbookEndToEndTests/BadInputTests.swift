@@ -252,6 +252,25 @@ struct BadInputTests {
         try await Self.expectIntact(cluster, head: head, valid: target)
     }
 
+    @Test("Status and Rebuild carry only id and type: any other field is refused, and no rebuild starts")
+    func bareRequestsRefuseOtherFields() async throws {
+        let (cluster, head) = try await Self.seeded()
+        func extra(_ id: String, _ type: String) -> Case {
+            Case(
+                name: "\(type) with an unknown field",
+                frames: [[], bytes(["id": .string(id), "type": .string(type), "verbose": true])],
+                code: "malformed_request", id: .string(id), details: ["field": "verbose"])
+        }
+        #expect(try await Self.check([extra("s1", "Status")], at: cluster.commands) == 1)
+        #expect(try await Self.check([extra("s2", "Status"), extra("r1", "Rebuild")], at: cluster.queries) == 2)
+        try await Self.expectIntact(cluster, head: head, valid: Self.queries(cluster))
+        let client = try cluster.client()
+        defer { client.close() }
+        let status = try await client.status(of: .queries)
+        #expect(status["rebuild"] == ["state": "idle"])
+        #expect(status["generation"] == 1)
+    }
+
     @Test("a request over 1 MiB is refused with the limit; one of exactly 1 MiB is read")
     func oversized() async throws {
         let (cluster, head) = try await Self.seeded()

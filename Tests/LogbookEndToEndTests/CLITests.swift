@@ -3,6 +3,7 @@ import Glibc
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookZMQ
 import Testing
 
 /// The `logbook` command line around the bus: `up`, `status`, `rebuild`, `--help` for every
@@ -136,6 +137,42 @@ struct CLITests {
         #expect(answer.result["productId"] == "after-rebuild")
         let again = try await cluster.run(["rebuild"])
         #expect(try again.json()["generation"] == .int(oldGeneration + 2))
+        #expect(cluster.errorLines(of: "query").isEmpty, "\(cluster.stderr(of: "query"))")
+    }
+
+    @Test("two Rebuild requests read in one turn start one rebuild, and queries keep answering")
+    func rebuildRequestedTwiceAtOnce() async throws {
+        let cluster = try await ServiceCluster.started()
+        let client = try cluster.client()
+        defer { client.close() }
+        try await FeedTests.sendMixedTraffic(client, round: 1, count: 4)
+        let head = try await cluster.head()
+        let before = try await cluster.queryStatus(after: head)
+        let oldGeneration = try #require(before["generation"]?.intValue)
+
+        let endpoint = cluster.queries
+        let replies = try await onOwnThread { () throws -> [RawReply] in
+            let context = try ZMQContext()
+            let connection = try RawConnection(context, .dealer, to: endpoint)
+            try connection.send([[], bytes(#"{"id":"r1","type":"Rebuild"}"#)])
+            try connection.send([[], bytes(#"{"id":"r2","type":"Rebuild"}"#)])
+            return [
+                RawReply(frames: try connection.receive(), overREQ: false),
+                RawReply(frames: try connection.receive(), overREQ: false),
+            ]
+        }
+        for (id, raw) in zip(["r1", "r2"], replies) {
+            let reply = raw.document("Rebuild \(id)")
+            #expect(reply?["ok"] == true && reply?["id"] == .string(id))
+        }
+        let settled = try await eventually(within: .seconds(30)) {
+            try await client.status(of: .queries)["rebuild"] == ["state": "idle"]
+        }
+        #expect(settled, "the rebuild finished")
+        let after = try await client.status(of: .queries)
+        #expect(after["generation"] == .int(oldGeneration + 1), "one rebuild, not two")
+        let answer = try await client.query(type: "ListUsers", minPosition: head, timeoutMs: 10_000)
+        #expect(answer.result["total"] == before["readModels"]?["users"])
         #expect(cluster.errorLines(of: "query").isEmpty, "\(cluster.stderr(of: "query"))")
     }
 

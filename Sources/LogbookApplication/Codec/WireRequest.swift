@@ -50,6 +50,9 @@ public struct WireRequest: Sendable {
         self.object = object
     }
 
+    /// The fields of a request that carries nothing but its id and type (`Status`, `Rebuild`).
+    public static let bareFields: Set<String> = ["id", "type"]
+
     /// Refuses top-level fields outside `allowed` with `malformed_request`, naming the field.
     public func onlyFields(_ allowed: Set<String>) throws(ServiceError) {
         guard let unknown = object.keys.first(where: { !allowed.contains($0) }) else { return }

@@ -80,14 +80,23 @@ struct QueryLoop: ~Copyable {
             return try send(routed, WireEncoding.failure(id: error.id, error.error))
         }
         switch wire.type {
-        case "Status":
-            try send(routed, WireEncoding.success(id: wire.id, ["result": status(snapshot)]))
-        case "Rebuild":
-            switch snapshot.rebuild {
-            case .idle, .failed: startRebuild()
-            case .running, .finished: break  // one rebuild at a time; the reply shows the one under way
+        case "Status", "Rebuild":
+            do {
+                try wire.onlyFields(WireRequest.bareFields)
+            } catch {
+                return try send(routed, WireEncoding.failure(id: wire.id, error))
             }
-            try send(routed, WireEncoding.success(id: wire.id, ["result": status(state.read())]))
+            if wire.type == "Rebuild" {
+                // The state as it is now, not the turn's snapshot: a Rebuild read earlier in
+                // this turn has already started one, and two at once would race to switch.
+                switch state.read().rebuild {
+                case .idle, .failed: startRebuild()
+                case .running, .finished: break  // one rebuild at a time; the reply shows the one under way
+                }
+            }
+            try send(
+                routed,
+                WireEncoding.success(id: wire.id, ["result": status(wire.type == "Status" ? snapshot : state.read())]))
         default:
             let request: QueryRequest
             do {

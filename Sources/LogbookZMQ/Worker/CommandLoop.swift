@@ -89,8 +89,11 @@ struct CommandLoop: ~Copyable {
             statistics.recordRefusal()
             return .reply(WireEncoding.failure(id: error.id, error.error))
         }
-        if request.type == "Status" { return .reply(status(id: request.id)) }
         do {
+            if request.type == "Status" {
+                try request.onlyFields(WireRequest.bareFields)
+                return .reply(status(id: request.id))
+            }
             return .command(try CommandRequest(wire: request))
         } catch {
             statistics.recordRefusal()
