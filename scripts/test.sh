@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite: checks formatting, builds every target and test with warnings as
-# errors, runs all tests (XCTest and Swift Testing) once, runs the Python example against a
-# real worker and query process, then starts the local cluster of deploy/ (a worker and two
+# errors, runs all tests (XCTest and Swift Testing) once, checks every message kind on the
+# wire against schemas/ and runs the Python example (both against a real worker and query
+# process), then starts the local cluster of deploy/ (a worker and two
 # query processes) and checks that both query processes answer. This is what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Package.swift
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build
+LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py
 LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py
 ./deploy/cluster.sh --check
