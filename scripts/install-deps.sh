@@ -41,6 +41,7 @@ if python_ready; then
 else
     echo "install-deps: installing python packages jsonschema and pyzmq"
     if ! python3 -m pip --version >/dev/null 2>&1; then
+        $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-pip
     fi
     # Debian's own python3 refuses pip installs outside a virtual environment unless told.

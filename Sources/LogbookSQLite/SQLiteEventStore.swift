@@ -175,8 +175,14 @@ public final class SQLiteEventStore: EventStore {
         results.reserveCapacity(batch.count)
         var committedHere = Set<String>()
         for request in batch {
-            if let record = try commandRecord(request.commandId, db, evolution) {
-                results.append(.duplicate(record))
+            do {
+                if let record = try commandRecord(request.commandId, db, evolution) {
+                    results.append(.duplicate(record))
+                    continue
+                }
+            } catch let error as UnreadableEvent {
+                results.append(
+                    .unreadableRecord(.unreadableEvent(position: error.position, reason: error.cause.description)))
                 continue
             }
             if let refusal = try request.refusal(committedInBatch: committedHere, currentVersion: version(of:)) {

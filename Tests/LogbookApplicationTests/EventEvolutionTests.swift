@@ -2,6 +2,51 @@ import LogbookApplication
 import LogbookJSON
 import Testing
 
+/// Version 1 of every event type, as the log stores it. A change to `EventCodec` that
+/// breaks one of these is a new schema version: it needs an upcaster from this shape
+/// (see docs/architecture.md, "Changing an event's shape"), not an edit of this table.
+@Suite("Event payloads at version 1")
+struct EventPayloadVersionOneTests {
+    static let payloads: [(type: String, data: String)] = [
+        (
+            "UserRegistered",
+            #"{"userId":"u1","name":"Ann","email":"Ann@Example.com","gender":"female","birthday":"1990-02-28","subscription":"premium"}"#
+        ),
+        ("UserRegistered", #"{"userId":"u1","name":"Ann","email":"a@b.co","gender":"unknown","subscription":"free"}"#),
+        (
+            "UserProfileUpdated",
+            #"{"userId":"u1","name":"Annie","email":"a@b.co","gender":"other","birthday":"2000-01-01"}"#
+        ),
+        ("UserProfileUpdated", #"{"userId":"u1","name":"Annie"}"#),
+        ("SubscriptionChanged", #"{"userId":"u1","from":"free","to":"enterprise"}"#),
+        ("UserDeleted", #"{"userId":"u1"}"#),
+        ("EmailClaimed", #"{"email":"ann@example.com","userId":"u1"}"#),
+        ("EmailReleased", #"{"email":"ann@example.com","userId":"u1"}"#),
+        ("PostCreated", #"{"postId":"p1","authorId":"u1","title":"Hello","content":"Line one\nline \"two\""}"#),
+        ("PostEdited", #"{"postId":"p1","title":"Hi","content":""}"#),
+        ("PostDeleted", #"{"postId":"p1"}"#),
+        ("ProductAdded", #"{"productId":"p1","name":"Tea","price":"19.90","category":"food","stock":3}"#),
+        ("ProductUpdated", #"{"productId":"p1","name":"Green tea","price":"0.00","category":"clothing"}"#),
+        ("ProductRestocked", #"{"productId":"p1","quantity":5,"stock":8}"#),
+        ("ProductRemoved", #"{"productId":"p1"}"#),
+        ("ProductPurchased", #"{"productId":"p1","orderId":"o1","userId":"u1","quantity":2,"stock":1}"#),
+        (
+            "OrderPlaced",
+            #"{"orderId":"o1","userId":"u1","productId":"p1","quantity":2,"unitPrice":"19.90","totalPrice":"39.80","status":"pending"}"#
+        ),
+    ]
+
+    @Test("every type is at version 1, and each version 1 payload decodes and is written back byte for byte")
+    func versionOneShapes() throws {
+        #expect(Set(Self.payloads.map(\.type)).count == 15, "one row per event type at least")
+        for (type, data) in Self.payloads {
+            #expect(EventEvolution.standard.currentVersion(of: type) == 1, "\(type)")
+            let event = try EventCodec.decode(type: type, data: data)
+            #expect(EventCodec.encodedText(event) == data, "\(type)")
+        }
+    }
+}
+
 /// The schema history of event payloads: given a payload written under some version,
 /// when it is read, then it comes back in the current shape (or a clear error).
 @Suite("Event evolution (upcasters)")

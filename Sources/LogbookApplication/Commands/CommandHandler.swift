@@ -117,6 +117,9 @@ public final class CommandHandler {
                 } else {
                     retry.append(entry.index)
                 }
+            case .unreadableRecord(let error):
+                untrusted.formUnion(entry.touched)
+                outcomes[entry.index] = .rejected(ServiceError(error))
             case .abandoned(let dependency):
                 untrusted.formUnion(entry.touched)
                 if isLastAttempt {
@@ -205,12 +208,20 @@ public final class CommandHandler {
         } catch let error as DomainError {
             return answer(.rejected(ServiceError(error)))
         } catch let error as EventStoreError {
-            return .finished(.rejected(ServiceError(error)))
+            return .finished(firstOutcome(of: commandId) ?? .rejected(ServiceError(error)))
         } catch let error as EventDecodingError {
-            return .finished(.rejected(.unreadable(error)))
+            return .finished(firstOutcome(of: commandId) ?? .rejected(.unreadable(error)))
         } catch {
             return .finished(.rejected(ServiceError(.internal, "\(error)")))
         }
+    }
+
+    /// The recorded outcome of a command id, when the log can tell it. Asked only when a
+    /// decision failed on the log: a retried id whose streams hold events this build cannot
+    /// read must still get its first outcome.
+    private func firstOutcome(of commandId: String) -> CommandOutcome? {
+        guard let recorded = try? store.commandRecord(commandId) else { return nil }
+        return AnswerCodec.outcome(of: recorded, wasRetry: true)
     }
 
     /// The state of `stream`: from this round's staged decisions, else from the cache, else

@@ -62,4 +62,8 @@ public enum AppendResult: Sendable, Equatable {
     case conflict(VersionConflict)
     /// An earlier request of the batch that this one depends on did not commit; nothing was appended.
     case abandoned(dependency: String)
+    /// The command id was recorded before, but its record cannot be read back (its events
+    /// are of a schema version this build does not know); nothing was appended. This
+    /// request alone fails: the rest of the batch is unaffected.
+    case unreadableRecord(EventStoreError)
 }

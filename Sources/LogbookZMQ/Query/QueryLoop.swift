@@ -27,6 +27,10 @@ struct QueryLoop: ~Copyable {
     static let maximumParked = 10_000
     /// The applied position when the projection thread was last asked to read the log.
     private var nudgedAt: Int64 = -1
+    /// The ids of the latest `Rebuild` requests that started a rebuild: a client's retry
+    /// (the same id on a fresh socket) joins it rather than starting another one.
+    private var rebuildRequestIds: [String] = []
+    static let rememberedRebuildIds = 64
     private var answered = 0
     /// Counting rows scans the tables, so `Status` reuses the count while the read models
     /// stay at the position it was taken at (a rebuild polls `Status` ten times a second).
@@ -89,9 +93,11 @@ struct QueryLoop: ~Copyable {
             if wire.type == "Rebuild" {
                 // The state as it is now, not the turn's snapshot: a Rebuild read earlier in
                 // this turn has already started one, and two at once would race to switch.
-                switch state.read().rebuild {
-                case .idle, .failed: startRebuild()
-                case .running, .finished: break  // one rebuild at a time; the reply shows the one under way
+                // One rebuild at a time, once per request id; the reply shows the latest.
+                if state.read().rebuild.allowsStart && !rebuildRequestIds.contains(wire.id) {
+                    startRebuild()
+                    rebuildRequestIds.append(wire.id)
+                    if rebuildRequestIds.count > Self.rememberedRebuildIds { rebuildRequestIds.removeFirst() }
                 }
             }
             try send(

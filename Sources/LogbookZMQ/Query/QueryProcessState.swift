@@ -26,6 +26,14 @@ final class QueryProcessState: Sendable {
         /// Filled and complete: the projection thread should take `store` over and switch to it.
         case finished(generation: Int, store: any ReadModelStore, startedAt: Int64)
         case failed(reason: String)
+
+        /// True when no rebuild is under way, so a new one may start.
+        var allowsStart: Bool {
+            switch self {
+            case .idle, .failed: true
+            case .running, .finished: false
+            }
+        }
     }
 
     private let snapshot = Mutex(Snapshot())
