@@ -72,7 +72,7 @@ let package = Package(
 
         // Helpers shared by the test targets (a seeded generator, a forwarding store); not shipped.
         .target(
-            name: "LogbookTestSupport", dependencies: ["LogbookApplication", "CSQLite"],
+            name: "LogbookTestSupport", dependencies: ["LogbookApplication", "LogbookJSON", "CSQLite"],
             path: "Tests/LogbookTestSupport",
             swiftSettings: strictSettings),
         .testTarget(

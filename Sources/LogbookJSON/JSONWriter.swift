@@ -1,5 +1,10 @@
 /// Serialises `JSONValue` to compact UTF-8 JSON. Keys come out in the object's order;
 /// strings are escaped per RFC 8259; non-finite doubles, which JSON cannot carry, become `null`.
+///
+/// The output is the *canonical form* `JSONCanonicalForm` recognises: no whitespace; in
+/// strings only `\"`, `\\`, `\n`, `\r`, `\t` and, for the other control characters,
+/// `\u00xx` with lower-case hex, every other character as its UTF-8 bytes; integers in
+/// shortest decimal form. Changing any of that changes what `JSONCanonicalForm` must accept.
 public enum JSONWriter {
     public static func bytes(_ value: JSONValue) -> [UInt8] {
         var output: [UInt8] = []

@@ -71,4 +71,28 @@ public struct LogReader {
         return WireEncoding.success(
             id: id, ["events": .array(envelopes), "next": .int(Int(page.next)), "head": .int(Int(page.head))])
     }
+
+    /// The same reply written straight as bytes: `JSONWriter.bytes(reply(id:page))`, byte for
+    /// byte, with each envelope written by `EnvelopeWriter` into one buffer.
+    public static func replyBytes(id: String, _ page: LogPage) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(page.events.reduce(64) { $0 + $1.data.utf8.count + envelopeOverhead })
+        output.append(contentsOf: #"{"id":"#.utf8)
+        JSONWriter.writeString(id, into: &output)
+        output.append(contentsOf: #","ok":true,"events":["#.utf8)
+        for (index, event) in page.events.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            do {
+                try EnvelopeWriter.write(event, into: &output)
+            } catch {
+                return JSONWriter.bytes(WireEncoding.failure(id: id, .unreadable(error)))
+            }
+        }
+        output.append(contentsOf: #"],"next":"#.utf8)
+        JSONWriter.writeInteger(Int(page.next), into: &output)
+        output.append(contentsOf: #","head":"#.utf8)
+        JSONWriter.writeInteger(Int(page.head), into: &output)
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
 }

@@ -16,7 +16,7 @@ struct LogReadLoop: ~Copyable {
                 guard let frames = try router.receive() else { continue }
                 let request = RoutedRequest(frames: frames)
                 let reply = answer(request)
-                if !(try router.send(request.reply(JSONWriter.bytes(reply)), wait: false)) {
+                if !(try router.send(request.reply(reply), wait: false)) {
                     log.debug("log read reply dropped: the client is gone or not reading")
                 }
             } catch {
@@ -27,24 +27,29 @@ struct LogReadLoop: ~Copyable {
         }
     }
 
-    private func answer(_ routed: RoutedRequest) -> JSONValue {
+    /// The reply document: a page written straight as bytes (`LogReader.replyBytes`), or a failure.
+    private func answer(_ routed: RoutedRequest) -> [UInt8] {
         let request: WireRequest
         do {
             request = try routed.wireRequest()
         } catch {
-            return WireEncoding.failure(id: error.id, error.error)
+            return failure(id: error.id, error.error)
         }
         guard request.type == "ReadLog" else {
-            return WireEncoding.failure(
+            return failure(
                 id: request.id,
                 ServiceError(
                     .unknownType, "unknown request type '\(request.type)' on the log socket (known: ReadLog)",
                     details: [("type", .string(request.type))]))
         }
         do {
-            return LogReader.reply(id: request.id, try reader.read(LogReadRequest(wire: request)))
+            return LogReader.replyBytes(id: request.id, try reader.read(LogReadRequest(wire: request)))
         } catch {
-            return WireEncoding.failure(id: request.id, error)
+            return failure(id: request.id, error)
         }
+    }
+
+    private func failure(id: String?, _ error: ServiceError) -> [UInt8] {
+        JSONWriter.bytes(WireEncoding.failure(id: id, error))
     }
 }

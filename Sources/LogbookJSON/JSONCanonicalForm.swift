@@ -1,0 +1,248 @@
+/// Recognises JSON in the exact form `JSONWriter` writes, without building values, so a
+/// document already in that form can be copied as bytes instead of parsed and written again.
+///
+/// It promises: when `isCanonical(bytes)` is true, `JSONParser.parse(bytes)` succeeds and
+/// `JSONWriter.bytes` of the result equals `bytes`, byte for byte. It may answer false for
+/// some documents that are canonical (numbers with a fraction or exponent, integers of 19
+/// digits or more, objects with non-ASCII keys, very many keys): those take the slow path,
+/// which is always correct. It allocates nothing.
+public enum JSONCanonicalForm {
+    /// True when `bytes` is one whole document in canonical form (see the type's promise).
+    public static func isCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        valueEnd(in: bytes, from: 0) == bytes.count
+    }
+
+    /// True when the UTF-8 of `text` is a whole document in canonical form.
+    public static func isCanonical(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isCanonical($0) }
+    }
+
+    /// Where the canonical value starting at `start` ends (the index after it), or nil when
+    /// no value in canonical form starts there. What follows the value is not looked at.
+    public static func valueEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Scanner.keyCapacity) { keys in
+            var scanner = Scanner(bytes: bytes, index: start, keys: keys)
+            return scanner.value(depth: 0) ? scanner.index : nil
+        }
+    }
+
+    /// Where the canonical string whose opening quote is at `start` ends (the index after
+    /// its closing quote), or nil when it is not a string in canonical form.
+    public static func stringEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var scanner = Scanner(bytes: bytes, index: start, keys: UnsafeMutableBufferPointer(start: nil, count: 0))
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "\""), scanner.string() else { return nil }
+        return scanner.index
+    }
+}
+
+/// The scanner behind `JSONCanonicalForm`: one pass, no allocation. Keys of the objects
+/// being scanned are kept (as byte ranges) in `keys` to find duplicates.
+private struct Scanner {
+    static let keyCapacity = 128
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index: Int
+    let keys: UnsafeMutableBufferPointer<Range<Int>>
+    var keyCount = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, index: Int, keys: UnsafeMutableBufferPointer<Range<Int>>) {
+        self.bytes = bytes
+        self.index = index
+        self.keys = keys
+    }
+
+    mutating func value(depth: Int) -> Bool {
+        guard index < bytes.count else { return false }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return object(depth: depth + 1)
+        case UInt8(ascii: "["): return array(depth: depth + 1)
+        case UInt8(ascii: "\""): return string()
+        case UInt8(ascii: "t"): return literal("true")
+        case UInt8(ascii: "f"): return literal("false")
+        case UInt8(ascii: "n"): return literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return integer()
+        default: return false
+        }
+    }
+
+    mutating func literal(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        let matches = word.withUTF8Buffer { expected in
+            (0..<count).allSatisfy { bytes[index + $0] == expected[$0] }
+        }
+        index += count
+        return matches
+    }
+
+    /// `0` or `-`? then 1 to 18 digits not starting with 0 (always an `Int`), and no
+    /// fraction or exponent; `-0` is not canonical (it is written `0`).
+    mutating func integer() -> Bool {
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { return false }
+        if bytes[index] == UInt8(ascii: "0") {
+            guard !negative else { return false }
+            index += 1
+        } else {
+            let start = index
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            guard index - start <= 18 else { return false }
+        }
+        guard index < bytes.count else { return true }
+        let next = bytes[index]
+        return !isDigit(next) && next != UInt8(ascii: ".") && next != UInt8(ascii: "e") && next != UInt8(ascii: "E")
+    }
+
+    func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    mutating func array(depth: Int) -> Bool {
+        guard depth <= JSONParser.defaultMaximumDepth else { return false }
+        index += 1
+        guard index < bytes.count else { return false }
+        if bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return true
+        }
+        while true {
+            guard value(depth: depth), index < bytes.count else { return false }
+            let separator = bytes[index]
+            index += 1
+            if separator == UInt8(ascii: "]") { return true }
+            guard separator == UInt8(ascii: ",") else { return false }
+        }
+    }
+
+    mutating func object(depth: Int) -> Bool {
+        guard depth <= JSONParser.defaultMaximumDepth else { return false }
+        index += 1
+        guard index < bytes.count else { return false }
+        if bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return true
+        }
+        let firstKey = keyCount
+        defer { keyCount = firstKey }
+        while true {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return false }
+            let keyStart = index
+            guard asciiString(), isNewKey(keyStart..<index, since: firstKey) else { return false }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+            index += 1
+            guard value(depth: depth), index < bytes.count else { return false }
+            let separator = bytes[index]
+            index += 1
+            if separator == UInt8(ascii: "}") { return true }
+            guard separator == UInt8(ascii: ",") else { return false }
+        }
+    }
+
+    /// Records a key unless an earlier key of the same object has the same bytes (keys are
+    /// ASCII in canonical form, so equal bytes and equal strings are the same thing).
+    mutating func isNewKey(_ key: Range<Int>, since firstKey: Int) -> Bool {
+        guard keyCount < keys.count else { return false }
+        let length = key.count
+        for earlier in keys[firstKey..<keyCount] where earlier.count == length {
+            if (0..<length).allSatisfy({ bytes[earlier.lowerBound + $0] == bytes[key.lowerBound + $0] }) {
+                return false
+            }
+        }
+        keys[keyCount] = key
+        keyCount += 1
+        return true
+    }
+
+    /// A canonical string of ASCII only (object keys: Swift compares strings by canonical
+    /// equivalence, so only ASCII keys can be told apart by their bytes).
+    mutating func asciiString() -> Bool {
+        let start = index
+        guard string() else { return false }
+        return bytes[start..<index].allSatisfy { $0 < 0x80 }
+    }
+
+    /// A string in canonical form: the escapes `JSONWriter` writes and nothing else, no raw
+    /// control characters, valid UTF-8.
+    mutating func string() -> Bool {
+        index += 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return true
+            } else if byte == UInt8(ascii: "\\") {
+                guard escape() else { return false }
+            } else if byte < 0x20 {
+                return false
+            } else if byte < 0x80 {
+                index += 1
+            } else {
+                guard utf8Sequence() else { return false }
+            }
+        }
+        return false
+    }
+
+    /// `\"`, `\\`, `\n`, `\r`, `\t`, or `\u00xx` (lower-case hex) for another control character.
+    mutating func escape() -> Bool {
+        guard index + 1 < bytes.count else { return false }
+        switch bytes[index + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            index += 2
+            return true
+        case UInt8(ascii: "u"):
+            guard index + 5 < bytes.count, bytes[index + 2] == UInt8(ascii: "0"), bytes[index + 3] == UInt8(ascii: "0"),
+                let high = lowerHex(bytes[index + 4]), high <= 1, let low = lowerHex(bytes[index + 5])
+            else { return false }
+            let scalar = high << 4 | low
+            guard scalar != 0x09, scalar != 0x0A, scalar != 0x0D else { return false }
+            index += 6
+            return true
+        default:
+            return false
+        }
+    }
+
+    func lowerHex(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    /// One well-formed UTF-8 sequence of two to four bytes (Unicode table 3-7: no overlong
+    /// forms, no surrogates, nothing above U+10FFFF).
+    mutating func utf8Sequence() -> Bool {
+        let lead = bytes[index]
+        let length: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0:
+            length = 3
+            low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED:
+            length = 3
+            high = 0x9F
+        case 0xF0:
+            length = 4
+            low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4:
+            length = 4
+            high = 0x8F
+        default: return false
+        }
+        guard index + length <= bytes.count else { return false }
+        let second = bytes[index + 1]
+        guard second >= low, second <= high else { return false }
+        for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 {
+            return false
+        }
+        index += length
+        return true
+    }
+}

@@ -1,0 +1,87 @@
+import LogbookApplication
+import LogbookDomain
+import LogbookJSON
+import LogbookTestSupport
+import Testing
+
+/// The byte-writing envelope path must give exactly what the `JSONValue` path gives, for
+/// any event: payloads in canonical form (copied), in any other form (parsed and written
+/// again), or not JSON at all (refused the same way).
+@Suite("Envelope writer")
+struct EnvelopeWriterTests {
+    static func randomEvent(_ generator: inout SeededGenerator, data: String) -> RecordedEvent {
+        let instants: [Int64] = [
+            0, -1, 1, 86_399_999, 86_400_000, -62_135_596_800_000, -62_135_596_800_001, 253_402_300_799_999,
+            253_402_300_800_000, 1_767_225_600_123, .max / 2, .min / 2,
+        ]
+        return RecordedEvent(
+            position: Int64.random(in: 1...Int64.max, using: &generator),
+            eventId: RandomJSON.string(&generator), stream: RandomJSON.string(&generator),
+            version: Int.random(in: 1...Int.max, using: &generator), type: RandomJSON.string(&generator), data: data,
+            metadata: EventMetadata(
+                commandId: RandomJSON.string(&generator), correlationId: RandomJSON.string(&generator),
+                causationId: RandomJSON.string(&generator)),
+            recordedAt: generator.chance(30)
+                ? generator.pick(instants)
+                : Int64.random(in: -100_000_000_000_000...300_000_000_000_000, using: &generator))
+    }
+
+    /// The same outcome both ways: equal bytes, or the same error.
+    static func expectSame(_ event: RecordedEvent, sourceLocation: SourceLocation = #_sourceLocation) {
+        let slow = Result { () throws(EventDecodingError) in JSONWriter.bytes(try WireEncoding.envelope(event)) }
+        let fast = Result { () throws(EventDecodingError) in try EnvelopeWriter.bytes(event) }
+        switch (slow, fast) {
+        case (.success(let expected), .success(let actual)):
+            #expect(actual == expected, "\(event)", sourceLocation: sourceLocation)
+        case (.failure(let expected), .failure(let actual)):
+            #expect(actual == expected, sourceLocation: sourceLocation)
+        default:
+            Issue.record("slow \(slow) but fast \(fast) for \(event)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("payloads the codec writes, random canonical objects, and every kind of timestamp")
+    func canonicalPayloads() {
+        var generator = SeededGenerator(seed: 2026)
+        for sample in EventCodecTests.samples {
+            Self.expectSame(Self.randomEvent(&generator, data: EventCodec.encodedText(sample)))
+        }
+        for _ in 0..<2_000 {
+            let data = JSONWriter.string(.object(RandomJSON.object(&generator, depth: 3)))
+            Self.expectSame(Self.randomEvent(&generator, data: data))
+        }
+    }
+
+    @Test("payloads in another form are written again; payloads that are not JSON are refused alike")
+    func otherPayloads() {
+        var generator = SeededGenerator(seed: 99)
+        let payloads = [
+            #"{ "a" : 1 }"#, #"{"a":"\u0041\/"}"#, #"{"a":1.50,"b":1e2,"c":-0}"#, "[1, 2]", #""text""#, "12",
+            #"{"a":1,"a":2}"#, "{", "", "not json", #"{"a":"\x"}"#, "1 2", "{\"a\":\"\u{1}\"}",
+        ]
+        for payload in payloads {
+            Self.expectSame(Self.randomEvent(&generator, data: payload))
+        }
+    }
+
+    @Test("a ReadLog reply written as bytes equals the JSONValue reply, unreadable events included")
+    func replies() throws {
+        var generator = SeededGenerator(seed: 5)
+        var events = (1...50).map { _ in
+            Self.randomEvent(&generator, data: JSONWriter.string(.object(RandomJSON.object(&generator))))
+        }
+        for id in ["r-1", "quote\"and\\slash", "é😀"] {
+            for page in [
+                LogPage(events: events, next: 51, head: 60), LogPage(events: [], next: 7, head: 6),
+            ] {
+                #expect(
+                    LogReader.replyBytes(id: id, page) == JSONWriter.bytes(LogReader.reply(id: id, page)))
+            }
+        }
+        events[10].data = "{broken"
+        let page = LogPage(events: events, next: 51, head: 60)
+        let reply = LogReader.replyBytes(id: "r-2", page)
+        #expect(reply == JSONWriter.bytes(LogReader.reply(id: "r-2", page)))
+        #expect(try JSONParser.parse(reply).objectValue?["ok"] == .bool(false))
+    }
+}
