@@ -34,6 +34,41 @@ public enum JSONCanonicalForm {
         guard start < bytes.count, bytes[start] == UInt8(ascii: "\""), scanner.string() else { return nil }
         return scanner.index
     }
+
+    /// The text of the canonical string whose opening quote is at `start`, and the index
+    /// after its closing quote; nil when no string in canonical form starts there.
+    public static func string(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (text: String, end: Int)? {
+        guard let end = stringEnd(in: bytes, from: start) else { return nil }
+        let inside = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(end - 1)])
+        guard inside.contains(UInt8(ascii: "\\")) else { return (String(decoding: inside, as: UTF8.self), end) }
+        var unescaped: [UInt8] = []
+        unescaped.reserveCapacity(inside.count)
+        var index = 0
+        while index < inside.count {
+            let byte = inside[index]
+            guard byte == UInt8(ascii: "\\") else {
+                unescaped.append(byte)
+                index += 1
+                continue
+            }
+            // Only the escapes the scanner accepted can be here.
+            switch inside[index + 1] {
+            case UInt8(ascii: "n"): unescaped.append(0x0A)
+            case UInt8(ascii: "r"): unescaped.append(0x0D)
+            case UInt8(ascii: "t"): unescaped.append(0x09)
+            case UInt8(ascii: "u"):
+                let high = inside[index + 4] - UInt8(ascii: "0")
+                let lowDigit = inside[index + 5]
+                let low =
+                    lowDigit <= UInt8(ascii: "9") ? lowDigit - UInt8(ascii: "0") : lowDigit - UInt8(ascii: "a") + 10
+                unescaped.append(high << 4 | low)
+                index += 4
+            default: unescaped.append(inside[index + 1])
+            }
+            index += 2
+        }
+        return (String(decoding: unescaped, as: UTF8.self), end)
+    }
 }
 
 /// The scanner behind `JSONCanonicalForm`: one pass, no allocation. Keys of the objects

@@ -15,26 +15,41 @@ public struct JSONParser {
     public static func parse(
         _ bytes: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth
     ) throws(JSONSyntaxError) -> JSONValue {
-        let array = Array(bytes)
-        var reader = Reader(bytes: array, maximumDepth: maximumDepth)
-        return try reader.document()
+        let parsed = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONSyntaxError) in try parse(buffer: buffer, maximumDepth: maximumDepth) }
+        }
+        if let parsed { return try parsed.get() }
+        return try Array(bytes).withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+            try parse(buffer: buffer, maximumDepth: maximumDepth)
+        }
     }
 
     /// Parses a whole document from a string.
     public static func parse(_ text: String, maximumDepth: Int = defaultMaximumDepth) throws(JSONSyntaxError)
         -> JSONValue
     {
-        try parse(Array(text.utf8), maximumDepth: maximumDepth)
+        var text = text
+        return try text.withUTF8 { buffer in
+            Result { () throws(JSONSyntaxError) in try parse(buffer: buffer, maximumDepth: maximumDepth) }
+        }.get()
+    }
+
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws(JSONSyntaxError)
+        -> JSONValue
+    {
+        var reader = Reader(bytes: buffer, maximumDepth: maximumDepth)
+        return try reader.document()
     }
 }
 
+/// The parser's state over a document that stays put while it is read.
 private struct Reader {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
     var index = 0
     var depth = 0
 
-    init(bytes: [UInt8], maximumDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
     }
@@ -199,8 +214,22 @@ private struct Reader {
 
     mutating func string() throws(JSONSyntaxError) -> String {
         index += 1  // opening quote
+        // Most strings hold no escape: made straight from the document's bytes.
+        let start = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"),
+            bytes[index] >= 0x20
+        {
+            index += 1
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            index += 1
+            guard
+                let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), as: UTF8.self)
+            else { throw fail("string is not valid UTF-8") }
+            return text
+        }
         var buffer: [UInt8] = []
-        var runStart = index
+        var runStart = start
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]

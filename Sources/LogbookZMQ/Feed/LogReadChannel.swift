@@ -53,8 +53,13 @@ public struct LogReadChannel: ~Copyable {
         }
     }
 
-    /// The page in a reply to request `id`; nil for a reply to another request.
+    /// The page in a reply to request `id`; nil for a reply to another request. A reply in
+    /// the worker's own exact form is read straight from its bytes (`LogPageReader`); any
+    /// other goes through the general reader, which gives the same page or says what is wrong.
     private static func page(_ frames: [[UInt8]], id: String) throws(FeedFollowError) -> LogPage? {
+        if let body = frames.last, let (replyId, page) = LogPageReader.page(body) {
+            return replyId == id ? page : nil
+        }
         guard let body = frames.last, case .object(let reply)? = try? JSONParser.parse(body) else {
             throw .logUnavailable("the log socket sent a reply that is not JSON")
         }
