@@ -15,14 +15,27 @@ import Synchronization
 /// the head, so a file left behind by an interrupted rebuild is never mistaken for a
 /// finished one. Queries read through a `SQLiteReadModelReader` on the same file, which
 /// may run on another thread (or process) while this store writes.
+///
+/// A bulk load (`beginBulkLoad()`, for a rebuild) keeps the rows of many batches in a
+/// `ReadModelChangeBuffer` and writes them when it holds `bulkFlushRows` rows, or at
+/// `endBulkLoad()`: a rebuild mostly changes rows it created itself, so far fewer rows are
+/// written than events applied. Each write is one transaction with the checkpoint it covers.
 public final class SQLiteReadModelStore: ReadModelStore {
     public let path: String
     private let connection: Mutex<SQLiteConnection>
+    /// Taken before `connection` whenever both are needed.
+    private let bulkLoad = Mutex<BulkLoad?>(nil)
+    private let bulkFlushRows: Int
 
     /// Opens the store at `path`, creating the file and its schema when there is none.
-    /// - Parameter busyTimeoutMilliseconds: how long to wait for another connection's lock.
-    public init(path: String, busyTimeoutMilliseconds: Int = 5_000) throws(ReadModelStoreError) {
+    /// - Parameters:
+    ///   - busyTimeoutMilliseconds: how long to wait for another connection's lock.
+    ///   - bulkFlushRows: how many rows a bulk load holds in memory before it writes them.
+    public init(path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 200_000)
+        throws(ReadModelStoreError)
+    {
         self.path = path
+        self.bulkFlushRows = max(1, bulkFlushRows)
         let db = try SQLiteReadModelTables.open(path)
         let tables = SQLiteReadModelTables(db: db, path: path)
         try Self.prepare(tables, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
@@ -83,7 +96,13 @@ public final class SQLiteReadModelStore: ReadModelStore {
         }
     }
 
+    /// The checkpoint written in the file; during a bulk load, the position applied through.
     public func checkpoint() throws(ReadModelStoreError) -> Int64 {
+        if let applied = bulkLoad.withLock({ $0?.applied }) { return applied }
+        return try storedCheckpoint()
+    }
+
+    private func storedCheckpoint() throws(ReadModelStoreError) -> Int64 {
         try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in try tables.checkpoint() }
     }
 
@@ -93,21 +112,86 @@ public final class SQLiteReadModelStore: ReadModelStore {
     static let chunkSize = 256
 
     public func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError) {
+        try bulkLoad.withLock { (state: inout BulkLoad?) throws(ReadModelStoreError) in
+            guard var load = state else { return try applyNow(events, through: position) }
+            // Taken out while it changes, so the buffer is not copied.
+            state = nil
+            defer { state = load }
+            if let failure = load.failure { throw failure }
+            try Projector.check(events, through: position, checkpoint: load.applied)
+            // Everything is decoded before anything is buffered: a batch is taken whole or not at all.
+            var decoded: [ProjectedEvent] = []
+            for chunk in Self.chunks(of: events) { decoded += try chunk.events() }
+            try Projector.apply(decoded, to: &load.buffer)
+            load.applied = position
+            if load.buffer.count >= bulkFlushRows { try flush(&load) }
+        }
+    }
+
+    /// Applies a batch in one transaction with its checkpoint.
+    private func applyNow(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError) {
         try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
             try tables.transaction("BEGIN IMMEDIATE") { () throws(ReadModelStoreError) in
                 let checkpoint = try tables.checkpoint()
                 try Projector.check(events, through: position, checkpoint: checkpoint)
-                if events.count <= Self.chunkSize {
-                    try Projector.apply(try Projector.decode(events[...]), to: &tables)
-                } else {
-                    let chunks = stride(from: 0, to: events.count, by: Self.chunkSize).map { start in
-                        DecodingChunk(events[start..<min(start + Self.chunkSize, events.count)])
-                    }
-                    // A chunk that cannot be decoded throws here, and the transaction rolls back.
-                    for chunk in chunks { try Projector.apply(try chunk.events(), to: &tables) }
-                }
+                // A chunk that cannot be decoded throws here, and the transaction rolls back.
+                // The changes of the whole batch are folded first (`ReadModelChangeBuffer`):
+                // a busy row is written once per batch, not once per event.
+                var changes = ReadModelChangeBuffer()
+                for chunk in Self.chunks(of: events) { try Projector.apply(try chunk.events(), to: &changes) }
+                for change in changes.drain() { try tables.write(change) }
                 if position != checkpoint { try tables.setCheckpoint(position) }
             }
+        }
+    }
+
+    /// The batch in chunks being decoded: on Dispatch's global queue when there is more
+    /// than one, else on this thread when asked.
+    private static func chunks(of events: [RecordedEvent]) -> [DecodingChunk] {
+        guard events.count > chunkSize else { return [DecodingChunk(events[...], now: true)] }
+        return stride(from: 0, to: events.count, by: chunkSize).map { start in
+            DecodingChunk(events[start..<min(start + chunkSize, events.count)], now: false)
+        }
+    }
+
+    public func beginBulkLoad() throws(ReadModelStoreError) {
+        try bulkLoad.withLock { (state: inout BulkLoad?) throws(ReadModelStoreError) in
+            guard state == nil else { return }
+            guard try !isComplete else {
+                throw .failed("\(path): a complete store is read by queries; only a new one can be bulk loaded")
+            }
+            state = BulkLoad(applied: try storedCheckpoint())
+        }
+    }
+
+    public func endBulkLoad() throws(ReadModelStoreError) {
+        try bulkLoad.withLock { (state: inout BulkLoad?) throws(ReadModelStoreError) in
+            guard var load = state else { return }
+            if let failure = load.failure { throw failure }
+            try flush(&load)
+            // synchronous=NORMAL syncs the WAL, then the database file, for a checkpoint.
+            try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
+                try tables.sql { () throws(SQLiteError) in try tables.db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            }
+            state = nil
+        }
+    }
+
+    /// Writes the buffered rows and the checkpoint in one transaction. A failure ends the
+    /// bulk load: the rows it held are gone, so every later call reports it.
+    private func flush(_ load: inout BulkLoad) throws(ReadModelStoreError) {
+        let changes = load.buffer.drain()
+        let applied = load.applied
+        do {
+            try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
+                try tables.transaction("BEGIN IMMEDIATE") { () throws(ReadModelStoreError) in
+                    for change in changes { try tables.write(change) }
+                    try tables.setCheckpoint(applied)
+                }
+            }
+        } catch {
+            load.failure = error
+            throw error
         }
     }
 
@@ -136,16 +220,35 @@ public final class SQLiteReadModelStore: ReadModelStore {
     }
 }
 
-/// A chunk of events being decoded on Dispatch's global queue; `events()` waits for the outcome.
+/// What a bulk load holds between batches.
+private struct BulkLoad {
+    var buffer = ReadModelChangeBuffer()
+    /// The position applied through (buffered or written).
+    var applied: Int64
+    /// Why a write failed; the bulk load cannot go on after one.
+    var failure: ReadModelStoreError?
+
+    init(applied: Int64) {
+        self.applied = applied
+    }
+}
+
+/// A chunk of events being decoded, on Dispatch's global queue or (`now`) at once on the
+/// calling thread; `events()` waits for the outcome.
 private final class DecodingChunk: Sendable {
     private let outcome = Mutex<Result<[ProjectedEvent], ReadModelStoreError>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ events: ArraySlice<RecordedEvent>) {
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+    init(_ events: ArraySlice<RecordedEvent>, now: Bool) {
+        let decode: @Sendable () -> Void = { [self] in
             let result = Result { () throws(ReadModelStoreError) in try Projector.decode(events) }
             outcome.withLock { $0 = result }
             done.signal()
+        }
+        if now {
+            decode()
+        } else {
+            DispatchQueue.global(qos: .userInitiated).async(execute: decode)
         }
     }
 

@@ -12,7 +12,7 @@ struct DifferentialTests {
     func randomLogsGiveTheSameAnswers(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let log = try RandomLog.make(steps: 1_200, using: &random)
-        let harnesses = try ReadModelStoreKind.allCases.map(ReadModelHarness.init)
+        let harnesses = try ReadModelStoreKind.allCases.map { try ReadModelHarness($0) }
         var next = 0
         while next < log.all.count {
             let batch = Array(log.all[next..<min(next + Int.random(in: 1...600, using: &random), log.all.count)])

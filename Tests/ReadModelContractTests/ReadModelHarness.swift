@@ -20,7 +20,8 @@ final class ReadModelHarness {
     private(set) var reader: any ReadModelReader
     let directory: URL?
 
-    init(_ kind: ReadModelStoreKind) throws {
+    /// - Parameter bulkFlushRows: for SQLite, how many rows a bulk load holds before writing.
+    init(_ kind: ReadModelStoreKind, bulkFlushRows: Int = 200_000) throws {
         self.kind = kind
         switch kind {
         case .memory:
@@ -32,7 +33,7 @@ final class ReadModelHarness {
             let directory = try TemporaryDirectory.make()
             self.directory = directory
             let path = directory.appendingPathComponent("read-models.sqlite3").path
-            store = try SQLiteReadModelStore(path: path)
+            store = try SQLiteReadModelStore(path: path, bulkFlushRows: bulkFlushRows)
             reader = try SQLiteReadModelReader(path: path)
         }
     }

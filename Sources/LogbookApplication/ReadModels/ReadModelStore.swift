@@ -30,4 +30,22 @@ public protocol ReadModelStore: AnyObject, Sendable {
 
     /// Marks the store complete, durably (it stays complete when reopened).
     func markComplete() throws(ReadModelStoreError)
+
+    /// Starts a bulk load: for a store being filled from the start of the log that no one
+    /// reads yet (a rebuild, before `markComplete()`). Until `endBulkLoad()`, `apply` may
+    /// keep rows in memory and write them later, fewer and in larger transactions, each
+    /// together with the checkpoint it covers; `checkpoint()` reports what was applied,
+    /// written or not. Refused for a complete store. A store may ignore it.
+    func beginBulkLoad() throws(ReadModelStoreError)
+
+    /// Writes whatever the bulk load still holds, durably, and returns to applying each
+    /// batch in its own transaction. Call it before `markComplete()`.
+    func endBulkLoad() throws(ReadModelStoreError)
+}
+
+extension ReadModelStore {
+    /// Stores that write every batch at once have nothing to prepare.
+    public func beginBulkLoad() throws(ReadModelStoreError) {}
+
+    public func endBulkLoad() throws(ReadModelStoreError) {}
 }

@@ -34,12 +34,33 @@ func checkByteLength(_ text: String, field: String, maximumCharacters: Int) thro
 
 /// Builds a trimmed, single-line text value whose length in characters lies in `range`.
 func boundedLine(_ raw: String, field: String, range: ClosedRange<Int>) throws(DomainError) -> String {
+    if raw.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+        // Printable ASCII (most text): the space is its only whitespace, it holds no control
+        // character, and each byte is one character. Same checks, same order, no Unicode tables.
+        let utf8 = raw.utf8
+        guard let first = utf8.firstIndex(where: { $0 != 0x20 }), let last = utf8.lastIndex(where: { $0 != 0x20 })
+        else { return try boundedLineChecks("", field: field, range: range, characters: 0) }
+        let text = String(raw[first...last])
+        return try boundedLineChecks(text, field: field, range: range, characters: text.utf8.count)
+    }
     let text = raw.trimmingWhitespace()
     try checkByteLength(text, field: field, maximumCharacters: range.upperBound)
     guard !text.containsControlCharacter else {
         throw .invalidInput(field: field, reason: "must be one line without control characters")
     }
     guard range.contains(text.count) else {
+        throw .invalidInput(
+            field: field, reason: "must be \(range.lowerBound)–\(range.upperBound) characters after trimming")
+    }
+    return text
+}
+
+/// The checks of `boundedLine` on text already trimmed, known to hold no control character.
+private func boundedLineChecks(_ text: String, field: String, range: ClosedRange<Int>, characters: Int)
+    throws(DomainError) -> String
+{
+    try checkByteLength(text, field: field, maximumCharacters: range.upperBound)
+    guard range.contains(characters) else {
         throw .invalidInput(
             field: field, reason: "must be \(range.lowerBound)–\(range.upperBound) characters after trimming")
     }

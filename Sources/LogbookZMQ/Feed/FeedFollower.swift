@@ -13,7 +13,7 @@ public import LogbookApplication
 /// slow joiner: whatever was published before the subscription took effect is read from
 /// the log.
 public struct FeedFollower: ~Copyable {
-    public static let pageSize = 2_000
+    public static let pageSize = LogReadRequest.maximumLimit
     static let maximumLiveBatch = 2_000
     static let receiveQueueLimit: Int32 = 10_000
 
@@ -133,13 +133,18 @@ public struct FeedFollower: ~Copyable {
     }
 
     private mutating func readLogPage() throws(FeedFollowError) -> FeedBatch {
-        let page = try logChannel.read(
-            from: cursor + 1, limit: Self.pageSize, topics: topics.count == FeedTopic.allCases.count ? nil : topics)
+        let asked = topics.count == FeedTopic.allCases.count ? nil : topics
+        let page = try logChannel.read(from: cursor + 1, limit: Self.pageSize, topics: asked)
         lastKnownHead = page.head
         let wanted = Set(topics.map(\.category))
         let events = page.events.filter { $0.position > cursor && wanted.contains($0.category) }
         cursor = max(cursor, page.next - 1, events.last?.position ?? 0)
-        if page.next > page.head { needsCatchUp = false }
+        if page.next > page.head {
+            needsCatchUp = false
+        } else {
+            // More to read: the worker reads the next page while the owner applies this one.
+            logChannel.requestAhead(from: cursor + 1, limit: Self.pageSize, topics: asked)
+        }
         return FeedBatch(events: events, through: cursor)
     }
 }

@@ -10,6 +10,8 @@ public struct LogReadChannel: ~Copyable {
     private let timeoutMilliseconds: Int
     private var socket: ZMQSocket
     private var counter = 0
+    /// A request sent ahead (`requestAhead`) whose reply the next matching `read` takes.
+    private var ahead: (id: String, from: Int64, limit: Int, topics: [FeedTopic]?)?
 
     public init(_ context: ZMQContext, endpoint: String, timeoutMilliseconds: Int) throws(ZMQError) {
         self.context = context
@@ -25,14 +27,33 @@ public struct LogReadChannel: ~Copyable {
         return socket
     }
 
-    /// Reads one page of the log.
-    public mutating func read(from: Int64, limit: Int, topics: [FeedTopic]?) throws(FeedFollowError) -> LogPage {
+    /// Sends the request for a page the caller expects to read next, so the worker reads it
+    /// while the caller is still busy with the current one. A later `read` of exactly this
+    /// page takes its reply; any other read sends its own request, and this reply, when it
+    /// comes, is dropped like any reply to an abandoned request.
+    public mutating func requestAhead(from: Int64, limit: Int, topics: [FeedTopic]?) {
+        guard ahead == nil else { return }
+        // A failed send is not an error here: the later read sends the request again.
+        if let id = try? send(from: from, limit: limit, topics: topics) {
+            ahead = (id, from, limit, topics)
+        }
+    }
+
+    private mutating func send(from: Int64, limit: Int, topics: [FeedTopic]?) throws(ZMQError) -> String {
         counter += 1
         let id = "readlog-\(counter)"
         var request: JSONObject = ["id": .string(id), "type": "ReadLog", "from": .int(Int(from)), "limit": .int(limit)]
         if let topics { request["topics"] = .array(topics.map { .string($0.rawValue) }) }
+        try socket.send([[], JSONWriter.bytes(.object(request))])
+        return id
+    }
+
+    /// Reads one page of the log.
+    public mutating func read(from: Int64, limit: Int, topics: [FeedTopic]?) throws(FeedFollowError) -> LogPage {
+        let sentAhead = ahead.flatMap { $0.from == from && $0.limit == limit && $0.topics == topics ? $0.id : nil }
+        ahead = nil
         do {
-            try socket.send([[], JSONWriter.bytes(.object(request))])
+            let id = try sentAhead ?? send(from: from, limit: limit, topics: topics)
             var remaining = timeoutMilliseconds
             while remaining > 0 {
                 let started = MonotonicClock.milliseconds()

@@ -109,14 +109,16 @@ public final class QueryService: Sendable {
         let startedAt = clock.now().millisecondsSinceEpoch
         state.update { $0.rebuild = .running(generation: 0, position: 0, head: $0.head, startedAt: startedAt) }
         threads.start(name: "logbook-rebuild") { [self] in
-            do {
-                var job = RebuildJob(
-                    channel: try LogReadChannel(context, endpoint: endpoints.log, timeoutMilliseconds: 10_000),
-                    generations: generations, state: state, clock: clock, log: log)
-                job.run()
-            } catch {
-                state.update { $0.rebuild = .failed(reason: "\(error)") }
-            }
+            let job = RebuildJob(
+                makeChannel: { [context, endpoints] () throws(FeedFollowError) in
+                    do throws(ZMQError) {
+                        return try LogReadChannel(context, endpoint: endpoints.log, timeoutMilliseconds: 10_000)
+                    } catch {
+                        throw error.isTerminated ? .stopped : .logUnavailable(error.description)
+                    }
+                },
+                generations: generations, state: state, clock: clock, log: log)
+            job.run()
         }
     }
 }

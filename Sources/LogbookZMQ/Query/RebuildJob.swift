@@ -1,26 +1,31 @@
 import LogbookApplication
 import LogbookDomain
 
-/// A rebuild, on its own thread: fills a new read-model generation from position 1 by
-/// reading the log page by page (the current generation keeps answering meanwhile),
-/// marks it complete, and hands it to the projection thread, which switches over.
+/// A rebuild, on its own thread: fills a new read-model generation from position 1 (the
+/// current generation keeps answering meanwhile), marks it complete, and hands it to the
+/// projection thread, which switches over. Pages are read one ahead on another thread
+/// (`LogPagePrefetcher`) while this one applies the current page, and the new generation
+/// is bulk loaded (`ReadModelStore.beginBulkLoad`): no one reads it before it is complete,
+/// and a crash before that leaves a file that is thrown away at the next start.
 struct RebuildJob: ~Copyable {
-    static let pageSize = 5_000
+    static let pageSize = LogReadRequest.maximumLimit
 
-    var channel: LogReadChannel
+    let makeChannel: @Sendable () throws(FeedFollowError) -> LogReadChannel
     let generations: any ReadModelGenerations
     let state: QueryProcessState
     let clock: any Clock
     let log: ProcessLog
 
-    mutating func run() {
+    func run() {
         let startedAt = clock.now().millisecondsSinceEpoch
+        let reader = LogPagePrefetcher(pageSize: Self.pageSize, makeChannel: makeChannel)
+        defer { reader.stop() }
         do {
             let (generation, store) = try generations.createNext()
             log.info("rebuild started", ["generation": "\(generation)"])
+            try store.beginBulkLoad()
             var cursor: Int64 = 0
-            while true {
-                let page = try channel.read(from: cursor + 1, limit: Self.pageSize, topics: nil)
+            while let page = try reader.next() {
                 let through = max(cursor, page.next - 1, page.events.last?.position ?? 0)
                 try store.apply(page.events.filter { $0.position > cursor }, through: through)
                 cursor = through
@@ -29,8 +34,8 @@ struct RebuildJob: ~Copyable {
                         generation: generation, position: cursor, head: page.head, startedAt: startedAt)
                 }
                 state.queryWake.wake()
-                if page.next > page.head { break }
             }
+            try store.endBulkLoad()
             try store.markComplete()
             let seconds = Double(clock.now().millisecondsSinceEpoch - startedAt) / 1000
             log.info(

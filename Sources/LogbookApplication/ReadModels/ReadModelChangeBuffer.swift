@@ -1,0 +1,160 @@
+import LogbookDomain
+
+/// Collects the row changes of many events and gives back fewer that have the same
+/// effect, for a store being filled from the start of the log (a rebuild), where most
+/// events change a row that an earlier event of the same batch created or changed.
+///
+/// Per row id it keeps a net change: remove the row first (or not), then insert a row if
+/// none exists, then one update whose fields are the later-wins merge of every update
+/// since. Carrying that out equals carrying out the original changes in order, because
+/// updates of one row merge (a later value wins, `updatedAt` is the last one), an insert
+/// after an insert is a no-op, and after a remove the row is known to be gone. The one
+/// case a net change cannot hold, an insert after updates of a row that may or may not
+/// exist, is handed back as it came (`drain()` returns it first, in order). Rows of
+/// different ids never affect each other, so the order across ids is free.
+public struct ReadModelChangeBuffer: ReadModelWriter {
+    private var users: [UserId: NetChange<UserView, UserChanges>] = [:]
+    private var posts: [PostId: NetChange<PostView, PostChanges>] = [:]
+    private var products: [ProductId: NetChange<ProductView, ProductChanges>] = [:]
+    private var orders: [OrderId: (view: OrderView, position: Int64)] = [:]
+    /// Changes handed back as they came, in order; `drain()` gives them first.
+    private var inOrder: [ReadModelChange] = []
+
+    public init() {}
+
+    /// How many rows (and changes kept in order) the buffer holds.
+    public var count: Int { users.count + posts.count + products.count + orders.count + inOrder.count }
+
+    public mutating func write(_ change: ReadModelChange) {
+        switch change {
+        case .insertUser(let view, let position):
+            Self.fold(&users, &inOrder, view.userId, .insert(view, position)) { .updateUser(view.userId, $0) }
+        case .updateUser(let id, let changes): Self.fold(&users, &inOrder, id, .update(changes)) { .updateUser(id, $0) }
+        case .removeUser(let id): Self.fold(&users, &inOrder, id, .remove) { .updateUser(id, $0) }
+        case .insertPost(let view, let position):
+            Self.fold(&posts, &inOrder, view.postId, .insert(view, position)) { .updatePost(view.postId, $0) }
+        case .updatePost(let id, let changes): Self.fold(&posts, &inOrder, id, .update(changes)) { .updatePost(id, $0) }
+        case .removePost(let id): Self.fold(&posts, &inOrder, id, .remove) { .updatePost(id, $0) }
+        case .insertProduct(let view, let position):
+            Self.fold(&products, &inOrder, view.productId, .insert(view, position)) {
+                .updateProduct(view.productId, $0)
+            }
+        case .updateProduct(let id, let changes):
+            Self.fold(&products, &inOrder, id, .update(changes)) { .updateProduct(id, $0) }
+        case .removeProduct(let id): Self.fold(&products, &inOrder, id, .remove) { .updateProduct(id, $0) }
+        case .insertOrder(let view, let position):
+            // Orders are only inserted: the first insert of an id wins, as in a store.
+            if orders.index(forKey: view.orderId) == nil { orders[view.orderId] = (view, position) }
+        }
+    }
+
+    /// Folds `step` into the net change of `id`; an insert after updates of a row that may
+    /// not exist first hands those updates back in order (`spill` makes the change).
+    private static func fold<Id: Hashable, View, Changes: MergeableChanges>(
+        _ table: inout [Id: NetChange<View, Changes>], _ inOrder: inout [ReadModelChange], _ id: Id,
+        _ step: NetChange<View, Changes>.Step, spill: (Changes) -> ReadModelChange
+    ) {
+        if case .insert = step, let pending = table[id]?.updateOfUnknownRow {
+            inOrder.append(spill(pending))
+            table[id] = nil
+        }
+        table[id, default: NetChange()].fold(step)
+    }
+
+    /// Every change to carry out, in an order with the same effect as the changes written,
+    /// and empties the buffer: changes kept in order first, then removes, inserts by
+    /// position, and updates.
+    public mutating func drain() -> [ReadModelChange] {
+        var removes: [ReadModelChange] = []
+        var inserts: [(position: Int64, change: ReadModelChange)] = []
+        var updates: [ReadModelChange] = []
+        for (id, net) in users {
+            if net.removesFirst { removes.append(.removeUser(id)) }
+            if let (view, position) = net.insert { inserts.append((position, .insertUser(view, position: position))) }
+            if let changes = net.update { updates.append(.updateUser(id, changes)) }
+        }
+        for (id, net) in posts {
+            if net.removesFirst { removes.append(.removePost(id)) }
+            if let (view, position) = net.insert { inserts.append((position, .insertPost(view, position: position))) }
+            if let changes = net.update { updates.append(.updatePost(id, changes)) }
+        }
+        for (id, net) in products {
+            if net.removesFirst { removes.append(.removeProduct(id)) }
+            if let (view, position) = net.insert {
+                inserts.append((position, .insertProduct(view, position: position)))
+            }
+            if let changes = net.update { updates.append(.updateProduct(id, changes)) }
+        }
+        for (view, position) in orders.values {
+            inserts.append((position, .insertOrder(view, position: position)))
+        }
+        inserts.sort { $0.position < $1.position }
+        let drained = inOrder + removes + inserts.map(\.change) + updates
+        self = ReadModelChangeBuffer()
+        return drained
+    }
+}
+
+/// The net effect of several changes of one row: remove it first (or not), then insert a
+/// row unless one exists, then apply one update.
+private struct NetChange<View, Changes: MergeableChanges> {
+    enum Step {
+        case insert(View, Int64)
+        case update(Changes)
+        case remove
+    }
+
+    var removesFirst = false
+    var insert: (view: View, position: Int64)?
+    var update: Changes?
+
+    /// The pending update when nothing is known about whether the row exists.
+    var updateOfUnknownRow: Changes? { !removesFirst && insert == nil ? update : nil }
+
+    /// Adds a later change. An insert after an update of an unknown row is not foldable;
+    /// the caller hands the update back first.
+    mutating func fold(_ step: Step) {
+        switch step {
+        case .remove:
+            self = NetChange()
+            removesFirst = true
+        case .update(let changes):
+            // After a remove with no insert since, there is no row to update.
+            guard !(removesFirst && insert == nil) else { return }
+            update = update.map { $0.merged(with: changes) } ?? changes
+        case .insert(let view, let position):
+            // After an insert the row exists: a second insert changes nothing.
+            guard insert == nil else { return }
+            insert = (view, position)
+        }
+    }
+}
+
+/// Field changes that can be merged: applying `merged(with: later)` equals applying
+/// `self`, then `later`.
+protocol MergeableChanges {
+    func merged(with later: Self) -> Self
+}
+
+extension UserChanges: MergeableChanges {
+    func merged(with later: UserChanges) -> UserChanges {
+        UserChanges(
+            name: later.name ?? name, email: later.email ?? email, gender: later.gender ?? gender,
+            birthday: later.birthday ?? birthday, subscription: later.subscription ?? subscription,
+            updatedAt: later.updatedAt)
+    }
+}
+
+extension PostChanges: MergeableChanges {
+    func merged(with later: PostChanges) -> PostChanges {
+        PostChanges(title: later.title ?? title, content: later.content ?? content, updatedAt: later.updatedAt)
+    }
+}
+
+extension ProductChanges: MergeableChanges {
+    func merged(with later: ProductChanges) -> ProductChanges {
+        ProductChanges(
+            name: later.name ?? name, price: later.price ?? price, category: later.category ?? category,
+            stock: later.stock ?? stock, updatedAt: later.updatedAt)
+    }
+}
