@@ -246,37 +246,9 @@ private struct Scanner {
         }
     }
 
-    /// One well-formed UTF-8 sequence of two to four bytes (Unicode table 3-7: no overlong
-    /// forms, no surrogates, nothing above U+10FFFF).
+    /// One well-formed UTF-8 sequence of two to four bytes.
     mutating func utf8Sequence() -> Bool {
-        let lead = bytes[index]
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0:
-            length = 3
-            low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED:
-            length = 3
-            high = 0x9F
-        case 0xF0:
-            length = 4
-            low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4:
-            length = 4
-            high = 0x8F
-        default: return false
-        }
-        guard index + length <= bytes.count else { return false }
-        let second = bytes[index + 1]
-        guard second >= low, second <= high else { return false }
-        for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 {
-            return false
-        }
+        guard let length = UTF8Validation.sequenceLength(bytes, at: index) else { return false }
         index += length
         return true
     }

@@ -223,10 +223,9 @@ private struct Reader {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
             index += 1
-            guard
-                let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), as: UTF8.self)
-            else { throw fail("string is not valid UTF-8") }
-            return text
+            let content = UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
+            guard UTF8Validation.isValid(content) else { throw fail("string is not valid UTF-8") }
+            return String(decoding: content, as: UTF8.self)
         }
         var buffer: [UInt8] = []
         var runStart = start
@@ -247,10 +246,8 @@ private struct Reader {
                 index += 1
             }
         }
-        guard let text = String(validating: buffer, as: UTF8.self) else {
-            throw fail("string is not valid UTF-8")
-        }
-        return text
+        guard buffer.withUnsafeBufferPointer(UTF8Validation.isValid) else { throw fail("string is not valid UTF-8") }
+        return String(decoding: buffer, as: UTF8.self)
     }
 
     mutating func escape(into buffer: inout [UInt8]) throws(JSONSyntaxError) {

@@ -85,3 +85,21 @@ struct EnvelopeWriterTests {
         #expect(try JSONParser.parse(reply).objectValue?["ok"] == .bool(false))
     }
 }
+
+/// The promise the envelope fast path counts on, checked where payloads are made: what
+/// `EventCodec` writes (and so what the log stores) is in canonical form, whatever the text.
+@Suite("Stored payloads are canonical")
+struct StoredPayloadsAreCanonicalTests {
+    @Test("every payload the codec writes, with any text in its fields, is copied as it is")
+    func codecOutputIsCanonical() throws {
+        var generator = SeededGenerator(seed: 12)
+        for sample in EventCodecTests.samples {
+            #expect(JSONCanonicalForm.isCanonical(EventCodec.encodedText(sample)), "\(sample)")
+        }
+        for _ in 0..<500 {
+            let content = try PostContent(RandomJSON.string(&generator, maximumLength: 60))
+            let event = DomainEvent.post(.edited(PostEdited(postId: try PostId("p1"), content: content)))
+            #expect(JSONCanonicalForm.isCanonical(EventCodec.encodedText(event)))
+        }
+    }
+}

@@ -14,32 +14,32 @@ public enum EnvelopeWriter {
     /// the stored `data` is not JSON.
     public static func write(_ event: RecordedEvent, into output: inout [UInt8]) throws(EventDecodingError) {
         let start = output.count
-        output.append(contentsOf: #"{"eventId":"#.utf8)
+        output.append(contentsOf: Literal.eventIdKey)
         JSONWriter.writeString(event.eventId, into: &output)
-        output.append(contentsOf: #","position":"#.utf8)
+        output.append(contentsOf: Literal.positionKey)
         JSONWriter.writeInteger(Int(event.position), into: &output)
-        output.append(contentsOf: #","stream":"#.utf8)
+        output.append(contentsOf: Literal.streamKey)
         JSONWriter.writeString(event.stream, into: &output)
-        output.append(contentsOf: #","version":"#.utf8)
+        output.append(contentsOf: Literal.versionKey)
         JSONWriter.writeInteger(event.version, into: &output)
-        output.append(contentsOf: #","type":"#.utf8)
+        output.append(contentsOf: Literal.typeKey)
         JSONWriter.writeString(event.type, into: &output)
-        output.append(contentsOf: #","data":"#.utf8)
+        output.append(contentsOf: Literal.dataKey)
         do {
             try writeData(event, into: &output)
         } catch {
             output.removeSubrange(start...)
             throw error
         }
-        output.append(contentsOf: #","metadata":{"commandId":"#.utf8)
+        output.append(contentsOf: Literal.commandIdKey)
         JSONWriter.writeString(event.metadata.commandId, into: &output)
-        output.append(contentsOf: #","correlationId":"#.utf8)
+        output.append(contentsOf: Literal.correlationIdKey)
         JSONWriter.writeString(event.metadata.correlationId, into: &output)
-        output.append(contentsOf: #","causationId":"#.utf8)
+        output.append(contentsOf: Literal.causationIdKey)
         JSONWriter.writeString(event.metadata.causationId, into: &output)
-        output.append(contentsOf: #"},"recordedAt":""#.utf8)
+        output.append(contentsOf: Literal.recordedAtKey)
         RFC3339Writer.write(millisecondsSinceEpoch: event.recordedAt, into: &output)
-        output.append(contentsOf: #""}"#.utf8)
+        output.append(contentsOf: Literal.closing)
     }
 
     /// The envelope of `event` as bytes.
@@ -66,6 +66,21 @@ public enum EnvelopeWriter {
     }
 }
 
+/// The fixed parts of an envelope, as bytes once (appending a byte array is one copy).
+private enum Literal {
+    static let eventIdKey: [UInt8] = Array(#"{"eventId":"#.utf8)
+    static let positionKey: [UInt8] = Array(#","position":"#.utf8)
+    static let streamKey: [UInt8] = Array(#","stream":"#.utf8)
+    static let versionKey: [UInt8] = Array(#","version":"#.utf8)
+    static let typeKey: [UInt8] = Array(#","type":"#.utf8)
+    static let dataKey: [UInt8] = Array(#","data":"#.utf8)
+    static let commandIdKey: [UInt8] = Array(#","metadata":{"commandId":"#.utf8)
+    static let correlationIdKey: [UInt8] = Array(#","correlationId":"#.utf8)
+    static let causationIdKey: [UInt8] = Array(#","causationId":"#.utf8)
+    static let recordedAtKey: [UInt8] = Array(#"},"recordedAt":""#.utf8)
+    static let closing: [UInt8] = Array(#""}"#.utf8)
+}
+
 /// `Timestamp.rfc3339` (`YYYY-MM-DDTHH:MM:SS.mmmZ`) written as bytes without building strings.
 enum RFC3339Writer {
     static func write(millisecondsSinceEpoch: Int64, into output: inout [UInt8]) {
@@ -78,32 +93,30 @@ enum RFC3339Writer {
         }
         let millisecondOfDay = Int(millisecondsSinceEpoch.floorModulo(86_400_000))
         let second = millisecondOfDay / 1000
-        digits(date.year, 4, &output)
+        let year = date.year
+        twoDigits(year / 100, &output)
+        twoDigits(year % 100, &output)
         output.append(UInt8(ascii: "-"))
-        digits(date.month, 2, &output)
+        twoDigits(date.month, &output)
         output.append(UInt8(ascii: "-"))
-        digits(date.day, 2, &output)
+        twoDigits(date.day, &output)
         output.append(UInt8(ascii: "T"))
-        digits(second / 3600, 2, &output)
+        twoDigits(second / 3600, &output)
         output.append(UInt8(ascii: ":"))
-        digits(second / 60 % 60, 2, &output)
+        twoDigits(second / 60 % 60, &output)
         output.append(UInt8(ascii: ":"))
-        digits(second % 60, 2, &output)
+        twoDigits(second % 60, &output)
         output.append(UInt8(ascii: "."))
-        digits(millisecondOfDay % 1000, 3, &output)
+        let millisecond = millisecondOfDay % 1000
+        output.append(UInt8(ascii: "0") + UInt8(millisecond / 100))
+        twoDigits(millisecond % 100, &output)
         output.append(UInt8(ascii: "Z"))
     }
 
-    /// `value` (non-negative, below 10^width) in exactly `width` digits.
-    private static func digits(_ value: Int, _ width: Int, _ output: inout [UInt8]) {
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            output.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
+    /// `value` (0–99) in two digits.
+    private static func twoDigits(_ value: Int, _ output: inout [UInt8]) {
+        output.append(UInt8(ascii: "0") + UInt8(value / 10))
+        output.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 }
 

@@ -7,12 +7,13 @@ public import LogbookJSON
 public struct FieldReader: Sendable {
     public let object: JSONObject
 
-    /// Refuses `value` unless it is an object whose keys are all in `allowed`.
-    public init(_ value: JSONValue, allowed: Set<String>, field: String = "data") throws(DomainError) {
+    /// Refuses `value` unless it is an object whose keys are all in `allowed` (a short list:
+    /// searched in order, nothing to hash or build per call).
+    public init(_ value: JSONValue, allowed: [String], field: String = "data") throws(DomainError) {
         guard case .object(let object) = value else {
             throw .invalidInput(field: field, reason: "must be an object, got \(value.kindDescription)")
         }
-        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+        if let unknown = object.members.lazy.map(\.key).first(where: { !allowed.contains($0) }) {
             let known = allowed.sorted().joined(separator: ", ")
             throw .invalidInput(field: unknown, reason: "is not a known field (known: \(known))")
         }

@@ -59,13 +59,39 @@ private struct Cursor {
         index = dataEnd
         guard take(#","metadata":{"commandId":"#), let commandId = string(), take(#","correlationId":"#),
             let correlationId = string(), take(#","causationId":"#), let causationId = string(),
-            take(#"},"recordedAt":"#), let recordedAt = string(), take("}"),
-            let instant = Timestamp(rfc3339: recordedAt)
+            take(#"},"recordedAt":"#), let recordedAt = instant(), take("}")
         else { return nil }
         return RecordedEvent(
             position: Int64(position), eventId: eventId, stream: stream, version: version, type: type, data: data,
             metadata: EventMetadata(commandId: commandId, correlationId: correlationId, causationId: causationId),
-            recordedAt: instant.millisecondsSinceEpoch)
+            recordedAt: recordedAt)
+    }
+
+    /// `"YYYY-MM-DDTHH:MM:SS.mmmZ"` read straight from the bytes: exactly what
+    /// `Timestamp(rfc3339:)` accepts (a real date, hours below 24, minutes and seconds
+    /// below 60), in milliseconds since the epoch.
+    mutating func instant() -> Int64? {
+        guard index + 26 <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[index + 25] == UInt8(ascii: "\"")
+        else { return nil }
+        let start = index + 1
+        func number(_ offset: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[(start + offset)..<(start + offset + count)] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        func separator(_ offset: Int, _ ascii: Unicode.Scalar) -> Bool { bytes[start + offset] == UInt8(ascii: ascii) }
+        guard separator(4, "-"), separator(7, "-"), separator(10, "T"), separator(13, ":"), separator(16, ":"),
+            separator(19, "."), separator(23, "Z"), let year = number(0, 4), let month = number(5, 2),
+            let day = number(8, 2), let hours = number(11, 2), hours < 24, let minutes = number(14, 2), minutes < 60,
+            let seconds = number(17, 2), seconds < 60, let milliseconds = number(20, 3),
+            let date = CalendarDate(year: Int(year), month: Int(month), day: Int(day))
+        else { return nil }
+        index += 26
+        let secondOfDay = (hours * 60 + minutes) * 60 + seconds
+        return (date.daysSinceEpoch * 86_400 + secondOfDay) * 1000 + milliseconds
     }
 
     /// Consumes `literal` when the bytes at the cursor are exactly it.

@@ -76,6 +76,14 @@ public struct LogReader {
     /// byte, with each envelope written by `EnvelopeWriter` into one buffer.
     public static func replyBytes(id: String, _ page: LogPage) -> [UInt8] {
         var output: [UInt8] = []
+        writeReply(id: id, page, into: &output)
+        return output
+    }
+
+    /// Replaces the contents of `output` with the reply of `replyBytes`; a caller that
+    /// answers many reads keeps one buffer and its capacity.
+    public static func writeReply(id: String, _ page: LogPage, into output: inout [UInt8]) {
+        output.removeAll(keepingCapacity: true)
         output.reserveCapacity(page.events.reduce(64) { $0 + $1.data.utf8.count + envelopeOverhead })
         output.append(contentsOf: #"{"id":"#.utf8)
         JSONWriter.writeString(id, into: &output)
@@ -85,7 +93,9 @@ public struct LogReader {
             do {
                 try EnvelopeWriter.write(event, into: &output)
             } catch {
-                return JSONWriter.bytes(WireEncoding.failure(id: id, .unreadable(error)))
+                output.removeAll(keepingCapacity: true)
+                JSONWriter.write(WireEncoding.failure(id: id, .unreadable(error)), into: &output)
+                return
             }
         }
         output.append(contentsOf: #"],"next":"#.utf8)
@@ -93,6 +103,5 @@ public struct LogReader {
         output.append(contentsOf: #","head":"#.utf8)
         JSONWriter.writeInteger(Int(page.head), into: &output)
         output.append(UInt8(ascii: "}"))
-        return output
     }
 }

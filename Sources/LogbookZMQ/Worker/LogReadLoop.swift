@@ -11,12 +11,14 @@ struct LogReadLoop: ~Copyable {
 
     /// Serves until the context is shut down.
     func run() {
+        // One buffer for every page: a page is megabytes, and fresh memory costs page faults.
+        var buffer: [UInt8] = []
         while true {
             do {
                 guard let frames = try router.receive() else { continue }
                 let request = RoutedRequest(frames: frames)
-                let reply = answer(request)
-                if !(try router.send(request.reply(reply), wait: false)) {
+                answer(request, into: &buffer)
+                if !(try router.send(request.reply(buffer), wait: false)) {
                     log.debug("log read reply dropped: the client is gone or not reading")
                 }
             } catch {
@@ -27,25 +29,28 @@ struct LogReadLoop: ~Copyable {
         }
     }
 
-    /// The reply document: a page written straight as bytes (`LogReader.replyBytes`), or a failure.
-    private func answer(_ routed: RoutedRequest) -> [UInt8] {
+    /// Writes the reply document into `output`: a page written straight as bytes
+    /// (`LogReader.writeReply`), or a failure.
+    private func answer(_ routed: RoutedRequest, into output: inout [UInt8]) {
         let request: WireRequest
         do {
             request = try routed.wireRequest()
         } catch {
-            return failure(id: error.id, error.error)
+            output = failure(id: error.id, error.error)
+            return
         }
         guard request.type == "ReadLog" else {
-            return failure(
+            output = failure(
                 id: request.id,
                 ServiceError(
                     .unknownType, "unknown request type '\(request.type)' on the log socket (known: ReadLog)",
                     details: [("type", .string(request.type))]))
+            return
         }
         do {
-            return LogReader.replyBytes(id: request.id, try reader.read(LogReadRequest(wire: request)))
+            LogReader.writeReply(id: request.id, try reader.read(LogReadRequest(wire: request)), into: &output)
         } catch {
-            return failure(id: request.id, error)
+            output = failure(id: request.id, error)
         }
     }
 
