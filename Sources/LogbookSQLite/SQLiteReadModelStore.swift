@@ -120,9 +120,8 @@ public final class SQLiteReadModelStore: ReadModelStore {
             if let failure = load.failure { throw failure }
             try Projector.check(events, through: position, checkpoint: load.applied)
             // Everything is decoded before anything is buffered: a batch is taken whole or not at all.
-            var decoded: [ProjectedEvent] = []
-            for chunk in Self.chunks(of: events) { decoded += try chunk.events() }
-            try Projector.apply(decoded, to: &load.buffer)
+            let decoded = try Self.chunks(of: events).map { chunk throws(ReadModelStoreError) in try chunk.events() }
+            for chunk in decoded { try Projector.apply(chunk, to: &load.buffer) }
             load.applied = position
             if load.buffer.count >= bulkFlushRows { try flush(&load) }
         }

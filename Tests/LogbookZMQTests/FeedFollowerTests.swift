@@ -144,6 +144,30 @@ struct FeedFollowerTests {
         }
     }
 
+    @Test("a catch-up over many full pages, read ahead, hands out every event once, also after a reset")
+    func catchUpOverManyPages() throws {
+        let rig = try Rig()
+        let count = 1_003
+        for index in 0..<count { rig.send("AddProduct", Self.product("p\(index)")) }
+        var follower = try FeedFollower(
+            rig.context, feed: rig.feed, log: rig.log, topics: FeedTopic.allCases, cursor: 0, pageSize: 100)
+        var seen: [Int64] = []
+        var resetOnce = true
+        while follower.needsCatchUp {
+            let batch = try follower.next()
+            seen += batch.events.map(\.position)
+            #expect(batch.through == follower.cursor)
+            if resetOnce {
+                // Back to an earlier position with pages requested ahead: their replies must not count.
+                resetOnce = false
+                follower.reset(cursor: 57)
+                seen.removeAll { $0 > 57 }
+            }
+        }
+        #expect(seen == Array(1...Int64(count)))
+        #expect(follower.cursor == Int64(count))
+    }
+
     @Test("only the subscribed topics' marks count: a hole in another topic is not this subscriber's")
     func otherTopicsMarksIgnored() throws {
         let rig = try Rig()

@@ -14,6 +14,8 @@ public import LogbookApplication
 /// the log.
 public struct FeedFollower: ~Copyable {
     public static let pageSize = LogReadRequest.maximumLimit
+    /// How many events one log read asks for (`pageSize` unless a test asks for less).
+    public let pageSize: Int
     static let maximumLiveBatch = 2_000
     static let receiveQueueLimit: Int32 = 10_000
 
@@ -37,7 +39,7 @@ public struct FeedFollower: ~Copyable {
     /// from `cursor + 1`.
     public init(
         _ context: ZMQContext, feed: String, log: String, topics: [FeedTopic], cursor: Int64,
-        logTimeoutMilliseconds: Int = 3_000, idleCatchUpMilliseconds: Int = 1_000
+        logTimeoutMilliseconds: Int = 3_000, idleCatchUpMilliseconds: Int = 1_000, pageSize: Int = Self.pageSize
     ) throws(ZMQError) {
         let subscriber = try ZMQSocket(context, .subscriber)
         // Bounded: whatever the queue drops is a hole the follower fills from the log, and
@@ -52,6 +54,7 @@ public struct FeedFollower: ~Copyable {
         self.topics = topics
         self.cursor = cursor
         self.idleCatchUpMilliseconds = idleCatchUpMilliseconds
+        self.pageSize = max(1, min(pageSize, LogReadRequest.maximumLimit))
     }
 
     /// The subscriber socket, for the owner's poll: when it is readable, call `next()`.
@@ -134,7 +137,7 @@ public struct FeedFollower: ~Copyable {
 
     private mutating func readLogPage() throws(FeedFollowError) -> FeedBatch {
         let asked = topics.count == FeedTopic.allCases.count ? nil : topics
-        let page = try logChannel.read(from: cursor + 1, limit: Self.pageSize, topics: asked)
+        let page = try logChannel.read(from: cursor + 1, limit: pageSize, topics: asked)
         lastKnownHead = page.head
         let wanted = Set(topics.map(\.category))
         let events = page.events.filter { $0.position > cursor && wanted.contains($0.category) }
@@ -142,8 +145,13 @@ public struct FeedFollower: ~Copyable {
         if page.next > page.head {
             needsCatchUp = false
         } else {
-            // More to read: the worker reads the next page while the owner applies this one.
-            logChannel.requestAhead(from: cursor + 1, limit: Self.pageSize, topics: asked)
+            // More to read: the worker reads the next page while the owner applies this one,
+            // and, after a page full to the limit of the whole log, the page after it too
+            // (it starts right after a full next page; a wrong guess only costs a read).
+            logChannel.requestAhead(from: cursor + 1, limit: pageSize, topics: asked)
+            if asked == nil && page.events.count == pageSize {
+                logChannel.requestAhead(from: cursor + 1 + Int64(pageSize), limit: pageSize, topics: nil)
+            }
         }
         return FeedBatch(events: events, through: cursor)
     }

@@ -10,8 +10,10 @@ public struct LogReadChannel: ~Copyable {
     private let timeoutMilliseconds: Int
     private var socket: ZMQSocket
     private var counter = 0
-    /// A request sent ahead (`requestAhead`) whose reply the next matching `read` takes.
-    private var ahead: (id: String, from: Int64, limit: Int, topics: [FeedTopic]?)?
+    /// Requests sent ahead (`requestAhead`), oldest first, whose replies matching reads take.
+    private var ahead: [(id: String, from: Int64, limit: Int, topics: [FeedTopic]?)] = []
+    /// At most this many requests are sent ahead.
+    public static let maximumAhead = 2
 
     public init(_ context: ZMQContext, endpoint: String, timeoutMilliseconds: Int) throws(ZMQError) {
         self.context = context
@@ -27,15 +29,16 @@ public struct LogReadChannel: ~Copyable {
         return socket
     }
 
-    /// Sends the request for a page the caller expects to read next, so the worker reads it
-    /// while the caller is still busy with the current one. A later `read` of exactly this
-    /// page takes its reply; any other read sends its own request, and this reply, when it
-    /// comes, is dropped like any reply to an abandoned request.
+    /// Sends the request for a page the caller expects to read soon, so the worker reads it
+    /// while the caller is still busy (up to `maximumAhead` pages, each asked once). A later
+    /// `read` of exactly such a page takes its reply; a read of any other page drops the
+    /// requests sent ahead of it, and their replies, when they come, are dropped like any
+    /// reply to an abandoned request.
     public mutating func requestAhead(from: Int64, limit: Int, topics: [FeedTopic]?) {
-        guard ahead == nil else { return }
+        guard ahead.count < Self.maximumAhead, !ahead.contains(where: { $0.from == from }) else { return }
         // A failed send is not an error here: the later read sends the request again.
         if let id = try? send(from: from, limit: limit, topics: topics) {
-            ahead = (id, from, limit, topics)
+            ahead.append((id, from, limit, topics))
         }
     }
 
@@ -50,8 +53,13 @@ public struct LogReadChannel: ~Copyable {
 
     /// Reads one page of the log.
     public mutating func read(from: Int64, limit: Int, topics: [FeedTopic]?) throws(FeedFollowError) -> LogPage {
-        let sentAhead = ahead.flatMap { $0.from == from && $0.limit == limit && $0.topics == topics ? $0.id : nil }
-        ahead = nil
+        var sentAhead: String?
+        if let match = ahead.firstIndex(where: { $0.from == from && $0.limit == limit && $0.topics == topics }) {
+            sentAhead = ahead[match].id
+            ahead.removeFirst(match + 1)
+        } else {
+            ahead.removeAll()
+        }
         do {
             let id = try sentAhead ?? send(from: from, limit: limit, topics: topics)
             var remaining = timeoutMilliseconds

@@ -9,6 +9,8 @@ import LogbookApplication
 struct ProjectionLoop: ~Copyable {
     static let idleCatchUpMilliseconds = 1_000
     static let retryMilliseconds = 500
+    /// How many events a catch-up gathers (whole pages) into one transaction at most.
+    static let catchUpBatch = 50_000
 
     var follower: FeedFollower
     var store: any ReadModelStore
@@ -22,9 +24,16 @@ struct ProjectionLoop: ~Copyable {
         while true {
             do {
                 try handleRequests()
-                let (batch, woken) = try follower.waitForNext(
+                var (batch, woken) = try follower.waitForNext(
                     timeoutMilliseconds: Self.idleCatchUpMilliseconds, alsoWatching: [state.projectionWake.readable])
                 if woken[0] { state.projectionWake.drain() }
+                // Far behind, several pages go in one transaction: far fewer pages are
+                // written to the WAL than with one commit per page.
+                while follower.needsCatchUp && batch.events.count < Self.catchUpBatch {
+                    let more = try follower.next()
+                    batch.events += more.events
+                    batch.through = more.through
+                }
                 try apply(batch, to: store)
                 if failing {
                     log.info("following the log again", ["position": "\(follower.cursor)"])

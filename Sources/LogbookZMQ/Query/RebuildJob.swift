@@ -27,7 +27,9 @@ struct RebuildJob: ~Copyable {
             var cursor: Int64 = 0
             while let page = try reader.next() {
                 let through = max(cursor, page.next - 1, page.events.last?.position ?? 0)
-                try store.apply(page.events.filter { $0.position > cursor }, through: through)
+                // Pages follow one another, so nothing is normally at or below the cursor.
+                let fresh = (page.events.first?.position ?? .max) > cursor
+                try store.apply(fresh ? page.events : page.events.filter { $0.position > cursor }, through: through)
                 cursor = through
                 state.update {
                     $0.rebuild = .running(
