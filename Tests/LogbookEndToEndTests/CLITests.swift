@@ -156,15 +156,18 @@ struct CLITests {
             let connection = try RawConnection(context, .dealer, to: endpoint)
             try connection.send([[], bytes(#"{"id":"r1","type":"Rebuild"}"#)])
             try connection.send([[], bytes(#"{"id":"r2","type":"Rebuild"}"#)])
-            return [
-                RawReply(frames: try connection.receive(), overREQ: false),
-                RawReply(frames: try connection.receive(), overREQ: false),
-            ]
+            try connection.send([[], bytes(#"{"id":"s1","type":"Status"}"#)])
+            return try (0..<3).map { _ in RawReply(frames: try connection.receive(), overREQ: false) }
         }
         for (id, raw) in zip(["r1", "r2"], replies) {
             let reply = raw.document("Rebuild \(id)")
             #expect(reply?["ok"] == true && reply?["id"] == .string(id))
         }
+        // A Status read in the same turn as the Rebuild already sees it (running, or done).
+        let statusAfter = try #require(replies[2].document("Status s1")?["result"])
+        #expect(
+            statusAfter["rebuild"]?["state"] != "idle" || statusAfter["generation"] == .int(oldGeneration + 1),
+            "\(statusAfter)")
         let settled = try await eventually(within: .seconds(30)) {
             try await client.status(of: .queries)["rebuild"] == ["state": "idle"]
         }

@@ -100,9 +100,9 @@ struct QueryLoop: ~Copyable {
                     if rebuildRequestIds.count > Self.rememberedRebuildIds { rebuildRequestIds.removeFirst() }
                 }
             }
-            try send(
-                routed,
-                WireEncoding.success(id: wire.id, ["result": status(wire.type == "Status" ? snapshot : state.read())]))
+            // The state as it is now, not the turn's snapshot: a client that sent Rebuild and
+            // then Status within one turn must see the rebuild under way, not "idle".
+            try send(routed, WireEncoding.success(id: wire.id, ["result": status(state.read())]))
         default:
             let request: QueryRequest
             do {
