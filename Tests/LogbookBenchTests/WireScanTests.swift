@@ -85,3 +85,15 @@ struct WireScanTests {
         #expect(NumberFormat.ratio(0.7512) == "0.75×")
     }
 }
+
+@Suite("Bench: processor time from /proc")
+struct ProcessCPUTests {
+    @Test("utime and stime are read after the command name, whatever it holds")
+    func parse() {
+        let stat = "4242 (logbook (run) x) S 1 4242 4242 0 -1 4194560 900 0 0 0 250 50 0 0 20 0 7 0 100 0 0"
+        #expect(ProcessCPU.parse(stat: stat, ticksPerSecond: 100) == ProcessCPU(seconds: 3))
+        #expect(ProcessCPU.parse(stat: "garbage", ticksPerSecond: 100) == nil)
+        #expect(ProcessCPU.percent(from: ProcessCPU(seconds: 1), to: ProcessCPU(seconds: 1.5), over: 2) == 25)
+        #expect(ProcessCPU.of(0) != nil)
+    }
+}

@@ -15,17 +15,26 @@ extension BenchSession {
 
         if let executable = RedisServer.executable() {
             let directory = try run.scratch.subdirectory("redis")
-            let server = try RedisServer.start(
-                executable: executable, directory: directory, logDirectory: logDirectory, children: children)
-            details["redis"] = .string(server.version)
-            defer { children.stop(server.pid) }
-            for clients in options.clients {
-                progress("bench: Redis XADD (appendfsync always), \(clients) client\(clients == 1 ? "" : "s")")
-                let outcome = try RedisLoad.run(
-                    port: server.port, clients: clients, threads: options.loadThreads, window: options.window,
-                    seconds: options.secondsPerRun, payloadBytes: payload)
-                guard outcome.errors == 0 else { throw BenchError("Redis refused \(outcome.errors) XADDs") }
-                redis[clients] = outcome.perSecond
+            // A server that cannot start here is a note, not a failure of the bench.
+            let server: RedisServer?
+            do {
+                server = try RedisServer.start(
+                    executable: executable, directory: directory, logDirectory: logDirectory, children: children)
+            } catch {
+                server = nil
+                notes.append("Redis skipped: \(error.message)")
+            }
+            if let server {
+                details["redis"] = .string(server.version)
+                defer { children.stop(server.pid) }
+                for clients in options.clients {
+                    progress("bench: Redis XADD (appendfsync always), \(clients) client\(clients == 1 ? "" : "s")")
+                    let outcome = try RedisLoad.run(
+                        port: server.port, clients: clients, threads: options.loadThreads, window: options.window,
+                        seconds: options.secondsPerRun, payloadBytes: payload)
+                    guard outcome.errors == 0 else { throw BenchError("Redis refused \(outcome.errors) XADDs") }
+                    redis[clients] = outcome.perSecond
+                }
             }
         } else {
             notes.append("Redis skipped: redis-server not installed")
@@ -33,18 +42,28 @@ extension BenchSession {
 
         if let binaries = PostgresServer.binaries() {
             progress("bench: starting PostgreSQL \(binaries.version)")
-            let server = try PostgresServer.start(
-                binaries: binaries, maxConnections: (options.clients.max() ?? 64) + 20, logDirectory: logDirectory,
-                children: children)
-            details["postgres"] = .string(server.version)
-            defer { server.stop(children: children) }
-            for clients in options.clients {
-                progress("bench: PostgreSQL INSERT + commit, \(clients) client\(clients == 1 ? "" : "s")")
-                let outcome = try PostgresLoad.run(
-                    connectionString: server.connectionString, clients: clients, window: options.window,
-                    seconds: options.secondsPerRun, payloadBytes: payload)
-                guard outcome.errors == 0 else { throw BenchError("PostgreSQL refused \(outcome.errors) INSERTs") }
-                postgres[clients] = outcome.perSecond
+            let server: PostgresServer?
+            do {
+                server = try PostgresServer.start(
+                    binaries: binaries, maxConnections: (options.clients.max() ?? 64) + 20, logDirectory: logDirectory,
+                    children: children)
+            } catch {
+                server = nil
+                notes.append("PostgreSQL skipped: \(error.message)")
+            }
+            if let server {
+                details["postgres"] = .string(server.version)
+                defer { server.stop(children: children) }
+                for clients in options.clients {
+                    progress("bench: PostgreSQL INSERT + commit, \(clients) client\(clients == 1 ? "" : "s")")
+                    let outcome = try PostgresLoad.run(
+                        connectionString: server.connectionString, clients: clients, window: options.window,
+                        seconds: options.secondsPerRun, payloadBytes: payload)
+                    guard outcome.errors == 0 else {
+                        throw BenchError("PostgreSQL refused \(outcome.errors) INSERTs")
+                    }
+                    postgres[clients] = outcome.perSecond
+                }
             }
         } else {
             notes.append("PostgreSQL skipped: no server binaries in /usr/lib/postgresql/*/bin")

@@ -40,6 +40,7 @@ extension BenchSession {
             "replyEvents": .int(result.replyMarks.count), "feedMessages": .int(result.feedArrivals.count),
             "rejected": .int(result.rejected),
         ]
+        if facts.roundTrip == nil { facts.roundTrip = try bareRoundTrip(samples: options.latencySamples) }
         let roundTrip = facts.roundTrip
         func bare(_ name: String, _ value: Double?) -> [BenchFigure.Baseline] {
             value.map { [.init("bare libzmq round trip \(name)", $0)] } ?? []

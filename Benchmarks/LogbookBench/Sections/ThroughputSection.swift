@@ -15,11 +15,17 @@ extension BenchSession {
             try seed(tag: tag, clients: clients, seeded: seeded)
             let before = try status(of: service.endpoints.commands)
             progress("bench: throughput with \(clients) client\(clients == 1 ? "" : "s")")
+            let cpuBefore = (worker: ProcessCPU.of(service.workerPid), bench: ProcessCPU.of(0))
             let result = try load(
                 LoadPlan(
                     endpoint: service.endpoints.commands, clients: clients, threads: options.loadThreads,
                     pacing: .closedLoop(window: options.window), length: .seconds(options.secondsPerRun),
                     requests: CommandMix(tag: tag, seeded: seeded)))
+            let cpu = (
+                worker: ProcessCPU.percent(
+                    from: cpuBefore.worker, to: ProcessCPU.of(service.workerPid), over: result.seconds),
+                bench: ProcessCPU.percent(from: cpuBefore.bench, to: ProcessCPU.of(0), over: result.seconds)
+            )
             let after = try status(of: service.endpoints.commands)
             let batch = WorkerBatches(before: before, after: after)
             facts.throughput[clients] = result.perSecond
@@ -59,6 +65,10 @@ extension BenchSession {
                 details["latencyP50Ms"] = .double(latency.p50 / 1000)
                 details["latencyP99Ms"] = .double(latency.p99 / 1000)
             }
+            // Of one processor: a worker near 100% was busy all along; far below, it waited
+            // (for the clients, the disk, or a processor other programs held).
+            details["workerCPUPercent"] = cpu.worker.map(JSONValue.double) ?? .null
+            details["benchCPUPercent"] = cpu.bench.map(JSONValue.double) ?? .null
             details["requestBytes"] = .int(result.meanRequestBytes)
             details["replyBytes"] = .int(result.meanReplyBytes)
             figures.append(
