@@ -105,15 +105,22 @@ struct BenchSession {
     private mutating func generateLog() throws(BenchError) {
         progress(
             "bench: writing a log of \(options.logEvents) events on \(options.logStreams) streams")
-        facts.generated = try LogGenerator.write(
+        let generated = try LogGenerator.write(
             events: options.logEvents, streams: options.logStreams, to: serviceDirectory + "/events.sqlite3")
+        facts.generated = generated
+        progress("bench: log written in \(NumberFormat.decimal(generated.seconds, places: 1)) s")
     }
 
     private mutating func startService() throws(BenchError) {
         progress("bench: starting the worker and the query process")
-        service = try LogbookService.start(
+        let started = try LogbookService.start(
             executable: run.executable, dataDirectory: serviceDirectory, logDirectory: logDirectory,
             children: children, context: context)
+        service = started
+        if started.catchUpEvents > 0 {
+            let seconds = NumberFormat.decimal(started.catchUpSeconds, places: 1)
+            progress("bench: the query process applied the \(started.catchUpEvents) events of the log in \(seconds) s")
+        }
     }
 
     private mutating func stopService() {

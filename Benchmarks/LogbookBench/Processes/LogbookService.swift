@@ -16,6 +16,8 @@ struct LogbookService {
 
     /// How long a starting process may take to answer `Status`.
     static let startupMilliseconds = 30_000
+    /// How long the query process may take to apply the log the worker holds at start.
+    static let catchUpMilliseconds = 1_200_000
 
     /// Starts the worker, waits for its `Status`, then starts the query process and waits
     /// until it has applied everything the worker holds.
@@ -44,7 +46,10 @@ struct LogbookService {
             name: "the query process", executable: executable, arguments: ["run", "query"] + settings,
             logPath: logDirectory + "/query.log")
         var queryClient = try ControlClient(context, endpoint: endpoints.queries)
-        _ = try waitForStatus(&queryClient, pid: query, name: "query process", children: children) { status in
+        _ = try waitForStatus(&queryClient, pid: query, name: "query process", children: children) { _ in true }
+        _ = try waitForStatus(
+            &queryClient, pid: query, name: "query process", children: children, within: catchUpMilliseconds
+        ) { status in
             (status["checkpoint"]?.intValue ?? -1) >= head
         }
         return LogbookService(
@@ -55,9 +60,9 @@ struct LogbookService {
     /// Polls `Status` until `isReady` accepts it; fails when the process ends or the time is up.
     private static func waitForStatus(
         _ client: inout ControlClient, pid: pid_t, name: String, children: ChildProcesses,
-        isReady: (JSONObject) -> Bool
+        within milliseconds: Int = startupMilliseconds, isReady: (JSONObject) -> Bool
     ) throws(BenchError) -> JSONObject {
-        let deadline = BenchClock.nanoseconds() + UInt64(startupMilliseconds) * 1_000_000
+        let deadline = BenchClock.nanoseconds() + UInt64(milliseconds) * 1_000_000
         while BenchClock.nanoseconds() < deadline {
             guard children.isRunning(pid) else {
                 throw BenchError("the \(name) ended at start:\n\(children.logTail(pid))")
@@ -65,7 +70,7 @@ struct LogbookService {
             if let status = try client.status(timeoutMilliseconds: 200), isReady(status) { return status }
             BenchClock.sleep(milliseconds: 10)
         }
-        throw BenchError("the \(name) did not become ready within \(startupMilliseconds / 1000) s")
+        throw BenchError("the \(name) did not become ready within \(milliseconds / 1000) s")
     }
 
     /// Stops both processes (query first, then the worker); reports one that did not exit 0.
