@@ -69,6 +69,11 @@ extension BenchSession {
             // (for the clients, the disk, or a processor other programs held).
             details["workerCPUPercent"] = cpu.worker.map(JSONValue.double) ?? .null
             details["benchCPUPercent"] = cpu.bench.map(JSONValue.double) ?? .null
+            // Processor time per command: what the worker costs, whoever else shares the machine.
+            if let percent = cpu.worker, result.completed > 0 {
+                let micros = percent / 100 * result.seconds * 1e6 / Double(result.completed)
+                details["workerCPUMicrosecondsPerCommand"] = .double((micros * 10).rounded() / 10)
+            }
             details["requestBytes"] = .int(result.meanRequestBytes)
             details["replyBytes"] = .int(result.meanReplyBytes)
             figures.append(
