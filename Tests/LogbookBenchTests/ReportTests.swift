@@ -18,7 +18,8 @@ struct ReportTests {
     static let throughput = BenchFigure(
         section: "throughput", name: "commands/s, 64 clients", value: 36_000, unit: .perSecond,
         baselines: [.init("SQLite inserts", 48_000), .init("bare echo", 144_000)],
-        target: .init(.atLeast, 30_000, "≥ 30,000/s"), details: ["meanBatch": .double(312.5)])
+        target: .init(.atLeast, 30_000, "≥ 30,000/s"),
+        details: ["meanBatch": .double(312.5), "seconds": .double(5.123456789)])
 
     @Test("the ratio is figure ÷ baseline, and the target decides met")
     func ratioAndTarget() {
@@ -63,6 +64,7 @@ struct ReportTests {
         #expect(baselines[0].objectValue?["name"] == "SQLite inserts")
         #expect(baselines[0].objectValue?["ratio"] == .double(0.75))
         #expect(first["details"]?.objectValue?["meanBatch"] == .double(312.5))
+        #expect(first["details"]?.objectValue?["seconds"] == .double(5.1235))
         let second = try #require(figures[1].objectValue)
         #expect(second["value"] == .null)
         #expect(second["note"] == "skipped: redis-server not installed")

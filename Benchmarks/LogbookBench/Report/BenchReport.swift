@@ -78,11 +78,21 @@ public struct BenchReport: Sendable, Equatable {
             object["met"] = figure.met.map(JSONValue.bool) ?? .null
         }
         if let note = figure.note { object["note"] = .string(note) }
-        if figure.details.count > 0 { object["details"] = .object(figure.details) }
+        if figure.details.count > 0 { object["details"] = roundedNumbers(.object(figure.details)) }
         return .object(object)
     }
 
-    /// Four significant decimals are plenty for any figure here and keep the file readable.
+    /// The same value with every fractional number rounded to four decimals.
+    static func roundedNumbers(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .double(let number): .double(rounded(number))
+        case .array(let items): .array(items.map(roundedNumbers))
+        case .object(let object): .object(JSONObject(object.members.map { ($0.key, roundedNumbers($0.value)) }))
+        default: value
+        }
+    }
+
+    /// Four decimals are plenty for any figure here and keep the file readable.
     static func rounded(_ value: Double) -> Double {
         guard value.isFinite else { return 0 }
         return (value * 10_000).rounded() / 10_000
