@@ -13,6 +13,9 @@ public final class BenchRun: Sendable {
     let commandLine: String
     let scratch: ScratchDirectory
     let children = ChildProcesses()
+    /// Directories made outside the scratch directory (a PostgreSQL cluster must belong to
+    /// the postgres user), removed with it.
+    let otherDirectories = Shared<[ScratchDirectory]>([])
 
     /// - Parameters:
     ///   - executable: the `logbook` binary to start the service from (this process's own).
@@ -29,10 +32,12 @@ public final class BenchRun: Sendable {
     }
 
     /// Stops every process the run started and removes its scratch directory; for Ctrl-C.
-    /// Safe from any thread.
-    public func interrupt() {
+    /// Safe from any thread. Returns what could not be cleaned up.
+    @discardableResult
+    public func interrupt() -> String? {
         children.stopAll()
-        scratch.cleanUp()
+        let problems = ([scratch] + otherDirectories.value).compactMap { $0.cleanUp() }
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
     }
 
     /// Runs the sections; `progress` gets one line as each step starts.
@@ -50,7 +55,7 @@ public final class BenchRun: Sendable {
         } catch {
             failures.append(error.message)
         }
-        interrupt()
+        if let problem = interrupt() { progress("bench: warning: \(problem)") }
         return BenchReport(
             figures: figures, machine: MachineInfo.current(), commandLine: commandLine, startedAt: startedAt,
             seconds: BenchClock.seconds(since: started), settings: options.json.objectValue ?? [:],

@@ -34,7 +34,7 @@ struct PostgresServer {
 
     static func start(
         binaries: (directory: String, version: String), maxConnections: Int, logDirectory: String,
-        children: ChildProcesses
+        children: ChildProcesses, register: (ScratchDirectory) -> Void
     ) throws(BenchError) -> PostgresServer {
         // As root: run as the postgres user, who must own the cluster's directory.
         var prefix: [String] = []
@@ -47,6 +47,7 @@ struct PostgresServer {
             prefix = [setpriv, "--reuid=postgres", "--regid=postgres", "--init-groups", "--"]
         }
         let directory = try ScratchDirectory.temporary(prefix: "logbook-bench-postgres")
+        register(directory)
         if let owner, chown(directory.path, owner.uid, owner.gid) != 0 {
             directory.cleanUp()
             throw BenchError("cannot hand \(directory.path) to the postgres user: \(String(cString: strerror(errno)))")

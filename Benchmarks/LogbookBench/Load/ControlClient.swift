@@ -27,7 +27,13 @@ struct ControlClient: ~Copyable {
         -> JSONObject?
     {
         guard let bytes = try requestBytes(type, fields, timeoutMilliseconds: timeoutMilliseconds) else { return nil }
-        guard case .object(let reply)? = try? JSONParser.parse(bytes) else {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser.parse(bytes)
+        } catch {
+            throw BenchError("\(endpoint) answered \(type) with something that is not JSON: \(error)")
+        }
+        guard case .object(let reply) = parsed else {
             throw BenchError("\(endpoint) answered \(type) with something that is not a JSON object")
         }
         return reply

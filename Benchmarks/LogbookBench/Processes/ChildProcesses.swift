@@ -6,7 +6,7 @@ import Synchronization
 /// comes first. Each child runs in a process group of its own, so a Ctrl-C in the terminal
 /// reaches only the bench, which then stops them in order; its stdout and stderr go to a
 /// log file (the table on stdout stays readable).
-public final class ChildProcesses: Sendable {
+final class ChildProcesses: Sendable {
     struct Child: Sendable {
         let name: String
         let logPath: String
@@ -18,7 +18,7 @@ public final class ChildProcesses: Sendable {
     /// How long a child gets to stop after its stop signal before it is killed.
     static let graceMilliseconds = 10_000
 
-    public init() {}
+    init() {}
 
     /// Starts `executable` with `arguments`, its output appended to `logPath`.
     func spawn(
@@ -97,7 +97,7 @@ public final class ChildProcesses: Sendable {
     }
 
     /// Stops every child still running. Safe to call from any thread, more than once.
-    public func stopAll() {
+    func stopAll() {
         let children = running.withLock { all in
             defer { all.removeAll() }
             return all.map { ($0.key, $0.value) }

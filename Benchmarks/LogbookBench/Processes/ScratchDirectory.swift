@@ -4,12 +4,12 @@ import Glibc
 /// A directory for one bench run's files: a fresh one under the system's temporary
 /// directory (removed at the end), or one the user named, which must be empty or missing
 /// (the bench would otherwise write into someone's event log) and is kept.
-public struct ScratchDirectory: Sendable {
-    public let path: String
-    public let removeAtEnd: Bool
+struct ScratchDirectory: Sendable {
+    let path: String
+    let removeAtEnd: Bool
 
     /// A fresh temporary directory, mode 0700, named after `prefix`.
-    public static func temporary(prefix: String) throws(BenchError) -> ScratchDirectory {
+    static func temporary(prefix: String) throws(BenchError) -> ScratchDirectory {
         var template = Array((NSTemporaryDirectory() + "/\(prefix)-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
         guard made != nil else {
@@ -20,7 +20,7 @@ public struct ScratchDirectory: Sendable {
     }
 
     /// A directory the user chose; created if missing, refused if it holds anything.
-    public static func chosen(_ path: String) throws(BenchError) -> ScratchDirectory {
+    static func chosen(_ path: String) throws(BenchError) -> ScratchDirectory {
         let manager = FileManager.default
         if let entries = try? manager.contentsOfDirectory(atPath: path), !entries.isEmpty {
             throw BenchError("--data-dir \(path) is not empty; the bench needs an empty or new directory")
@@ -34,7 +34,7 @@ public struct ScratchDirectory: Sendable {
     }
 
     /// A path inside the directory.
-    public func file(_ name: String) -> String {
+    func file(_ name: String) -> String {
         (path as NSString).appendingPathComponent(name)
     }
 
@@ -49,8 +49,15 @@ public struct ScratchDirectory: Sendable {
         return sub
     }
 
-    /// Removes the directory when the bench made it.
-    public func cleanUp() {
-        if removeAtEnd { try? FileManager.default.removeItem(atPath: path) }
+    /// Removes the directory when the bench made it; returns why it could not.
+    @discardableResult
+    func cleanUp() -> String? {
+        guard removeAtEnd, FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            try FileManager.default.removeItem(atPath: path)
+            return nil
+        } catch {
+            return "cannot remove \(path): \(error.localizedDescription)"
+        }
     }
 }

@@ -46,7 +46,7 @@ extension BenchSession {
             do {
                 server = try PostgresServer.start(
                     binaries: binaries, maxConnections: (options.clients.max() ?? 64) + 20, logDirectory: logDirectory,
-                    children: children)
+                    children: children, register: { directory in run.otherDirectories.update { $0.append(directory) } })
             } catch {
                 server = nil
                 notes.append("PostgreSQL skipped: \(error.message)")
