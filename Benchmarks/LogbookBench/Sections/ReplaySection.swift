@@ -12,22 +12,33 @@ extension BenchSession {
         let bare = try SQLiteReadBaseline.rowsPerSecond(logPath: logPath)
         let baseline = BenchFigure.Baseline("bare SQLite sequential read", bare.perSecond)
 
+        let workerPeakBefore = ProcessMemory.of(service.workerPid)?.peakKilobytes
         progress("bench: ReadLog, the whole log in pages of 10,000")
         let streamed = try readWholeLog(service.endpoints.log)
+        // Which step drives the peak memory figures: the worker's before and after paging.
+        var readDetails: JSONObject = [
+            "events": .int(streamed.events), "pages": .int(streamed.pages), "seconds": .double(streamed.seconds),
+            "megabytesPerSecond": .double(streamed.megabytesPerSecond),
+        ]
+        if let before = workerPeakBefore, let after = ProcessMemory.of(service.workerPid)?.peakKilobytes {
+            readDetails["workerPeakMBBefore"] = .double(Double(before) / 1024)
+            readDetails["workerPeakMBAfter"] = .double(Double(after) / 1024)
+        }
         figures.append(
             BenchFigure(
                 section: "replay", name: "ReadLog streaming, events/s", value: streamed.perSecond, unit: .perSecond,
-                baselines: [baseline],
-                details: [
-                    "events": .int(streamed.events), "pages": .int(streamed.pages),
-                    "seconds": .double(streamed.seconds), "megabytesPerSecond": .double(streamed.megabytesPerSecond),
-                ]))
+                baselines: [baseline], details: readDetails))
 
+        let queryPeakBefore = ProcessMemory.of(service.queryPid)?.peakKilobytes
         progress("bench: rebuild of all read models")
         let rebuild = try rebuildReadModels(service.endpoints.queries)
         var rebuildDetails: JSONObject = ["events": .int(rebuild.events), "seconds": .double(rebuild.seconds)]
         // Seen only when a Status poll falls between the end of the filling and the switch.
         if let fill = rebuild.fillSeconds { rebuildDetails["fillSeconds"] = .double(fill) }
+        if let before = queryPeakBefore, let after = ProcessMemory.of(service.queryPid)?.peakKilobytes {
+            rebuildDetails["queryPeakMBBefore"] = .double(Double(before) / 1024)
+            rebuildDetails["queryPeakMBAfter"] = .double(Double(after) / 1024)
+        }
         if let generated = facts.generated {
             rebuildDetails["generatedStreams"] = .int(generated.streams)
             rebuildDetails["generatorEventsPerSecond"] = .double(Double(generated.events) / generated.seconds)
