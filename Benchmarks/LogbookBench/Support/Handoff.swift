@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One value passed from one thread to another: the sender calls `put` once, the receiver
 /// blocks in `take` until it has.
@@ -22,63 +21,5 @@ final class Handoff<Value: Sendable>: @unchecked Sendable {
             if let value { return value }
             condition.wait()
         }
-    }
-}
-
-/// Lets load threads set up their sockets first and then start together: each calls
-/// `arriveAndWait()`, the coordinator waits for all of them (`waitForAll`) and fires the
-/// start with `go()`, which every thread receives as the common start time.
-final class StartLine: @unchecked Sendable {
-    // `arrived` and `start` are only read or written with `condition` locked.
-    private let condition = NSCondition()
-    private let expected: Int
-    private var arrived = 0
-    private var start: UInt64?
-
-    init(expected: Int) {
-        self.expected = expected
-    }
-
-    /// Called by each load thread once ready; returns the start time.
-    func arriveAndWait() -> UInt64 {
-        condition.lock()
-        defer { condition.unlock() }
-        arrived += 1
-        condition.broadcast()
-        while true {
-            if let start { return start }
-            condition.wait()
-        }
-    }
-
-    func waitForAll() {
-        condition.lock()
-        defer { condition.unlock() }
-        while arrived < expected { condition.wait() }
-    }
-
-    @discardableResult
-    func go() -> UInt64 {
-        condition.lock()
-        defer { condition.unlock() }
-        let now = BenchClock.nanoseconds()
-        start = now
-        condition.broadcast()
-        return now
-    }
-}
-
-/// A value several threads read and change, behind a lock; a class, so closures can share it.
-final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-
-    init(_ value: Value) {
-        mutex = Mutex(value)
-    }
-
-    var value: Value { mutex.withLock { $0 } }
-
-    func update<T>(_ body: (inout Value) -> T) -> T {
-        mutex.withLock { body(&$0) }
     }
 }
