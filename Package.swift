@@ -62,11 +62,22 @@ let package = Package(
             name: "LogbookClient", dependencies: ["LogbookZMQ", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
 
+        // Benchmarks: `logbook bench` measures the real service beside baselines of the same run.
+        .target(
+            name: "LogbookBench",
+            dependencies: [
+                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookSQLite", "LogbookZMQ", "CSQLite",
+                "CPostgres",
+            ],
+            path: "Benchmarks/LogbookBench",
+            swiftSettings: strictSettings),
+
         // Composition root.
         .executableTarget(
             name: "logbook",
             dependencies: [
                 "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookSQLite", "LogbookZMQ", "LogbookClient",
+                "LogbookBench",
             ],
             swiftSettings: strictSettings),
 
@@ -105,6 +116,12 @@ let package = Package(
         .testTarget(
             name: "LogbookClientTests",
             dependencies: ["LogbookClient", "LogbookZMQ", "LogbookApplication", "LogbookJSON"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookBenchTests",
+            dependencies: [
+                "LogbookBench", "LogbookApplication", "LogbookDomain", "LogbookMemory", "LogbookSQLite", "LogbookJSON",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookEndToEndTests",

@@ -23,6 +23,8 @@ enum HelpText {
         on the worker's files:
           verify           re-check the whole log: positions, versions, stock, totals, emails
 
+          bench            measure throughput, latency, feed, replay and memory beside baselines
+
           help [COMMAND]   show this text, or a command's options
           version          print the version
 
@@ -147,6 +149,40 @@ enum HelpText {
             stock figures that follow from the ones before, exact order totals, and no email
             held by two live users. Prints {"ok":true,"events":N}, or "ok":false with the
             first 100 violations (position and problem) and exits 1.
+            """
+        case "bench":
+            """
+            usage: logbook bench [options]
+
+            Starts a worker and a query process of this executable on free loopback ports in a
+            scratch directory, measures them, and prints one table: each figure beside baselines
+            measured in the same run on this machine (SQLite inserted directly, a bare libzmq echo,
+            one fsync, a bare sequential read, Redis and PostgreSQL when installed), the ratio
+            figure ÷ baseline and the target. Also writes the table as JSON. Progress goes to
+            stderr; the servers' own logs stay in the scratch directory while it runs.
+            Sections, in the order they run:
+              replay      ReadLog rate, full rebuild and start-up catch-up on a generated log
+              throughput  durable commands/s with 1, 8 and 64 pipelined clients
+              latency     p50/p99/p99.9 for one client and at half the peak throughput
+              feed        reply → feed message and send → feed message, p50/p99
+              memory      peak RSS of the worker and the query process
+              compare     Redis XADD (appendfsync always) and PostgreSQL INSERTs, same load
+
+            options:
+              --quick          small sizes, under a minute (a smoke test; figures are rough)
+              --out FILE       the JSON report (default bench-results.json)
+              --only LIST      only these sections, comma-separated
+              --clients LIST   client counts of the throughput runs (default 1,8,64)
+              --window N       commands each client keeps in flight (default 16)
+              --threads N      threads the load clients run on (default 2)
+              --seconds N      length of each throughput run and its baselines (default 5; quick 1)
+              --events N       events in the generated log (default 1000000; quick 20000)
+              --streams N      streams in the generated log (default 100000; quick 2000)
+              --feed-rate N    feed events a second in the feed run (default 10000; quick 1000)
+              --samples N      round trips for the one-client latency (default 10000; quick 200)
+              --data-dir DIR   an empty directory to work in, kept afterwards (default: a fresh
+                               temporary directory, removed at the end; LOGBOOK_DATA_DIR is ignored)
+            exit status: 0 every section ran, 2 bad command line, 3 a section failed
             """
         default:
             nil

@@ -32,6 +32,7 @@ struct LogbookCommandLine {
         case "query": return runCommand(QueryCommand.self, named: command, rest)
         case "status": return runCommand(StatusCommand.self, named: command, rest)
         case "rebuild": return runCommand(RebuildCommand.self, named: command, rest)
+        case "bench": return runCommand(BenchCommand.self, named: command, rest)
         default:
             output.error("unknown command '\(command)'; run 'logbook help' for the list")
             return .usage
@@ -44,7 +45,9 @@ struct LogbookCommandLine {
         -> ExitStatus
     {
         do throws(CLIError) {
-            let arguments = try Arguments(words, options: Command.options.union(Configuration.sharedOptions))
+            let arguments = try Arguments(
+                words, options: Command.options.union(Configuration.sharedOptions),
+                switches: Command.switches.union(["help"]))
             if arguments.switches.contains("help") {
                 output.out(HelpText.forCommand(name) ?? HelpText.overview)
                 return .success
@@ -63,8 +66,14 @@ struct LogbookCommandLine {
 /// parsed command line, run once.
 protocol Subcommand {
     static var options: Set<String> { get }
+    /// Flags that take no value (`--help` is always one).
+    static var switches: Set<String> { get }
     init(arguments: Arguments, configuration: Configuration, output: StandardStreams)
     func run() throws(CLIError) -> ExitStatus
+}
+
+extension Subcommand {
+    static var switches: Set<String> { [] }
 }
 
 extension SendCommand: Subcommand {}
@@ -76,6 +85,7 @@ extension SubscribeCommand: Subcommand {}
 extension QueryCommand: Subcommand {}
 extension StatusCommand: Subcommand {}
 extension RebuildCommand: Subcommand {}
+extension BenchCommand: Subcommand {}
 
 /// A failure that ends a command, with the exit status it deserves.
 struct CLIError: Error {

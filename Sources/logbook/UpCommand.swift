@@ -73,7 +73,8 @@ struct UpCommand {
         return signal == 0 ? "exit status \((code >> 8) & 0xff)" : "signal \(signal)"
     }
 
-    private static func ownExecutable() throws(CLIError) -> String {
+    /// The path of the running `logbook` binary, to start children from.
+    static func ownExecutable() throws(CLIError) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { throw .unavailable("cannot find the logbook executable (/proc/self/exe)") }

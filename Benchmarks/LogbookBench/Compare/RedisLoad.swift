@@ -1,0 +1,121 @@
+import Glibc
+import LogbookZMQ
+
+/// Drives `XADD` into one Redis stream from `clients` connections, each keeping `window`
+/// commands in flight (pipelined), on `threads` threads that poll their connections, for
+/// `seconds`: the same shape of load the Logbook clients make.
+enum RedisLoad {
+    struct Outcome: Sendable {
+        var completed = 0
+        var errors = 0
+        var startedAt: UInt64 = 0
+        var endedAt: UInt64 = 0
+        var failure: String?
+
+        var perSecond: Double { endedAt > startedAt ? Double(completed) * 1e9 / Double(endedAt - startedAt) : 0 }
+    }
+
+    static func run(port: Int, clients: Int, threads: Int, window: Int, seconds: Double, payloadBytes: Int)
+        throws(BenchError) -> Outcome
+    {
+        let threadCount = max(1, min(threads, clients))
+        let startLine = StartLine(expected: threadCount)
+        let outcomes = Shared<[Outcome]>([])
+        let command = RESP.command(["XADD", "logbook-bench", "*", "data", String(repeating: "x", count: payloadBytes)])
+        let workers = (0..<threadCount).map { index in
+            OwnedThread(name: "bench-redis-\(index)") {
+                let share = (clients - index + threadCount - 1) / threadCount
+                let outcome = drive(
+                    port: port, connections: share, window: window, seconds: seconds, command: command,
+                    startLine: startLine)
+                outcomes.update { $0.append(outcome) }
+            }
+        }
+        startLine.waitForAll()
+        BenchClock.sleep(milliseconds: 100)
+        startLine.go()
+        for worker in workers { worker.join() }
+        var total = Outcome()
+        for outcome in outcomes.value {
+            total.completed += outcome.completed
+            total.errors += outcome.errors
+            total.startedAt = total.startedAt == 0 ? outcome.startedAt : min(total.startedAt, outcome.startedAt)
+            total.endedAt = max(total.endedAt, outcome.endedAt)
+            total.failure = total.failure ?? outcome.failure
+        }
+        if let failure = total.failure { throw BenchError("Redis load: \(failure)") }
+        return total
+    }
+
+    private struct Connection {
+        let tcp: TCPConnection
+        var inFlight = 0
+        var inbox: [UInt8] = []
+        var outbox: [UInt8] = []
+    }
+
+    private static func drive(
+        port: Int, connections count: Int, window: Int, seconds: Double, command: [UInt8], startLine: StartLine
+    ) -> Outcome {
+        var outcome = Outcome()
+        var connections: [Connection] = []
+        do throws(BenchError) {
+            for _ in 0..<count {
+                let tcp = try TCPConnection(port: port)
+                tcp.makeNonBlocking()
+                connections.append(Connection(tcp: tcp))
+            }
+        } catch {
+            outcome.failure = error.message
+        }
+        let start = startLine.arriveAndWait()
+        outcome.startedAt = start
+        guard outcome.failure == nil else { return outcome }
+        let stopAt = start + UInt64(seconds * 1e9)
+        let drainUntil = stopAt + 30_000_000_000
+        do throws(BenchError) {
+            while true {
+                let now = BenchClock.nanoseconds()
+                let sending = now < stopAt
+                for slot in connections.indices {
+                    while sending && connections[slot].inFlight < window {
+                        connections[slot].outbox += command
+                        connections[slot].inFlight += 1
+                    }
+                    if !connections[slot].outbox.isEmpty {
+                        let written = try connections[slot].tcp.write(connections[slot].outbox[...])
+                        connections[slot].outbox.removeFirst(written)
+                    }
+                }
+                if !sending && (connections.allSatisfy { $0.inFlight == 0 } || now > drainUntil) { break }
+                var descriptors = connections.map { connection in
+                    pollfd(
+                        fd: connection.tcp.descriptor,
+                        events: Int16(POLLIN) | (connection.outbox.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
+                }
+                let timeout = sending ? Int32(max(1, min(100, (stopAt - now) / 1_000_000 + 1))) : 100
+                guard poll(&descriptors, nfds_t(descriptors.count), timeout) >= 0 || errno == EINTR else {
+                    throw BenchError("poll failed: \(String(cString: strerror(errno)))")
+                }
+                for slot in connections.indices where descriptors[slot].revents & Int16(POLLIN) != 0 {
+                    connections[slot].inbox += try connections[slot].tcp.read()
+                    var consumed = 0
+                    while case .reply(let length, let isError) = RESP.scan(connections[slot].inbox, from: consumed) {
+                        consumed += length
+                        connections[slot].inFlight -= 1
+                        outcome.completed += 1
+                        if isError { outcome.errors += 1 }
+                    }
+                    if case .malformed = RESP.scan(connections[slot].inbox, from: consumed) {
+                        throw BenchError("a reply from Redis is not RESP")
+                    }
+                    connections[slot].inbox.removeFirst(consumed)
+                    outcome.endedAt = BenchClock.nanoseconds()
+                }
+            }
+        } catch {
+            outcome.failure = error.message
+        }
+        return outcome
+    }
+}
