@@ -103,3 +103,38 @@ struct StoredPayloadsAreCanonicalTests {
         }
     }
 }
+
+/// The worker's command replies, written as bytes, must equal the `JSONValue` replies.
+@Suite("Command reply bytes")
+struct CommandReplyBytesTests {
+    @Test("accepted and rejected outcomes, with envelopes written before or not, give the same bytes")
+    func sameBytes() {
+        var generator = SeededGenerator(seed: 77)
+        for round in 0..<300 {
+            let events = (0..<Int.random(in: 0...4, using: &generator)).map { _ in
+                EnvelopeWriterTests.randomEvent(
+                    &generator,
+                    data: generator.chance(90)
+                        ? JSONWriter.string(.object(RandomJSON.object(&generator, depth: 2))) : "not json")
+            }
+            let outcome: CommandOutcome =
+                generator.chance(20)
+                ? .rejected(ServiceError(.notFound, "no such thing \(round)", details: [("id", .string("x\(round)"))]))
+                : .accepted(
+                    CommandAccepted(
+                        position: Int64.random(in: 0...1_000_000, using: &generator), events: events,
+                        wasRetry: generator.chance(10)))
+            var written: [Int64: [UInt8]] = [:]
+            var writtenValues: [Int64: JSONValue] = [:]
+            for event in events where generator.chance(50) {
+                written[event.position] = try? EnvelopeWriter.bytes(event)
+                writtenValues[event.position] = try? WireEncoding.envelope(event)
+            }
+            let id = RandomJSON.string(&generator)
+            #expect(
+                WireEncoding.commandReplyBytes(id: id, outcome, envelopes: written)
+                    == JSONWriter.bytes(WireEncoding.commandReply(id: id, outcome, envelopes: writtenValues)),
+                "round \(round)")
+        }
+    }
+}

@@ -58,6 +58,36 @@ public enum WireEncoding {
         return .object(object)
     }
 
+    /// The bytes `JSONWriter` writes for `commandReply(id:outcome:)`, taking envelopes already
+    /// written as bytes (by position, as `EnvelopeWriter` writes them) instead of writing
+    /// them again, and building no `JSONValue` for an accepted command.
+    public static func commandReplyBytes(id: String, _ outcome: CommandOutcome, envelopes written: [Int64: [UInt8]])
+        -> [UInt8]
+    {
+        guard case .accepted(let accepted) = outcome else { return JSONWriter.bytes(commandReply(id: id, outcome)) }
+        var output: [UInt8] = []
+        output.reserveCapacity(64 + accepted.events.count * 512)
+        output.append(contentsOf: #"{"id":"#.utf8)
+        JSONWriter.writeString(id, into: &output)
+        output.append(contentsOf: #","ok":true,"position":"#.utf8)
+        JSONWriter.writeInteger(Int(accepted.position), into: &output)
+        output.append(contentsOf: #","events":["#.utf8)
+        for (offset, event) in accepted.events.enumerated() {
+            if offset > 0 { output.append(UInt8(ascii: ",")) }
+            if let ready = written[event.position] {
+                output.append(contentsOf: ready)
+                continue
+            }
+            do {
+                try EnvelopeWriter.write(event, into: &output)
+            } catch {
+                return JSONWriter.bytes(failure(id: id, .unreadable(error)))
+            }
+        }
+        output.append(contentsOf: "]}".utf8)
+        return output
+    }
+
     /// `{"id","ok":true,"position","events":[…]}` or the failure reply.
     public static func commandReply(id: String, _ outcome: CommandOutcome) -> JSONValue {
         commandReply(id: id, outcome, envelopes: [:])

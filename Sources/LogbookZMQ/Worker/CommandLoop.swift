@@ -66,11 +66,14 @@ struct CommandLoop: ~Copyable {
         for case .accepted(let accepted) in outcomes where !accepted.wasRetry { fresh += accepted.events }
         fresh.sort { $0.position < $1.position }
         // Each new event's envelope is written once, for its reply and for the feed.
-        var envelopes: [Int64: JSONValue] = [:]
-        for event in fresh { envelopes[event.position] = try? WireEncoding.envelope(event) }
+        // An event whose envelope cannot be written gets no feed message (subscribers read it
+        // from the log) and its reply is the `internal` error naming it.
+        var envelopes: [Int64: [UInt8]] = [:]
+        for event in fresh { envelopes[event.position] = try? EnvelopeWriter.bytes(event) }
         let messages = feed.messages(for: fresh, envelopes: envelopes)
         for ((request, command), outcome) in zip(commands, outcomes) {
-            try reply(request, WireEncoding.commandReply(id: command.commandId, outcome, envelopes: envelopes))
+            try reply(
+                request, bytes: WireEncoding.commandReplyBytes(id: command.commandId, outcome, envelopes: envelopes))
         }
         statistics.published += try feed.publish(messages)
         if outcomes.count > 1 { log.debug("batch committed", ["commands": "\(outcomes.count)"]) }
@@ -108,7 +111,11 @@ struct CommandLoop: ~Copyable {
     }
 
     private func reply(_ request: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
-        if !(try router.send(request.reply(JSONWriter.bytes(document)), wait: false)) {
+        try reply(request, bytes: JSONWriter.bytes(document))
+    }
+
+    private func reply(_ request: RoutedRequest, bytes: [UInt8]) throws(ZMQError) {
+        if !(try router.send(request.reply(bytes), wait: false)) {
             log.debug("reply dropped: the client is gone or not reading")
         }
     }

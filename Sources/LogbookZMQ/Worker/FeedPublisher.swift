@@ -29,19 +29,28 @@ struct FeedPublisher: ~Copyable {
     /// next message of its topic reveals the hole. Events of internal categories (email
     /// claims) get no message; an event that cannot be written gets none either (it is read
     /// from the log instead).
-    /// `envelopes` holds each event's envelope (by position), written once for the replies
-    /// and the feed; an event without one gets no message.
-    mutating func messages(for events: [RecordedEvent], envelopes: [Int64: JSONValue]) -> [[[UInt8]]] {
+    /// `envelopes` holds each event's envelope as bytes (by position, as `EnvelopeWriter`
+    /// writes them), written once for the replies and the feed; an event without one gets
+    /// no message. The feed envelope is that envelope with `"previous":{…}` as its last member.
+    mutating func messages(for events: [RecordedEvent], envelopes: [Int64: [UInt8]]) -> [[[UInt8]]] {
         var messages: [[[UInt8]]] = []
         messages.reserveCapacity(events.count)
         for event in events {
             guard let topic = FeedTopic(category: event.category) else { continue }
-            var marks = JSONObject()
-            for name in FeedTopic.allCases { marks[name.rawValue] = .int(Int(previous[name] ?? 0)) }
+            let marks = previous
             previous[topic] = event.position
-            guard case .object(var envelope)? = envelopes[event.position] else { continue }
-            envelope["previous"] = .object(marks)
-            messages.append([Array(topic.rawValue.utf8), JSONWriter.bytes(.object(envelope))])
+            guard let envelope = envelopes[event.position], envelope.last == UInt8(ascii: "}") else { continue }
+            var message = envelope
+            message.removeLast()
+            message.append(contentsOf: #","previous":{"#.utf8)
+            for (offset, name) in FeedTopic.allCases.enumerated() {
+                if offset > 0 { message.append(UInt8(ascii: ",")) }
+                JSONWriter.writeString(name.rawValue, into: &message)
+                message.append(UInt8(ascii: ":"))
+                JSONWriter.writeInteger(Int(marks[name] ?? 0), into: &message)
+            }
+            message.append(contentsOf: "}}".utf8)
+            messages.append([Array(topic.rawValue.utf8), message])
         }
         return messages
     }
