@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(
             name: "CZeroMQ", path: "Sources/CZeroMQ",
             providers: [.apt(["libzmq3-dev"])]),
+        // glibc's <malloc.h> (libc6-dev), for mallopt in the composition root.
+        .systemLibrary(name: "CGlibcMalloc", path: "Sources/CGlibcMalloc"),
         .systemLibrary(
             name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
@@ -77,6 +79,7 @@ let package = Package(
             name: "logbook",
             dependencies: [
                 "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookSQLite", "LogbookZMQ", "LogbookClient",
+                "CGlibcMalloc",
                 "LogbookBench",
             ],
             swiftSettings: strictSettings),

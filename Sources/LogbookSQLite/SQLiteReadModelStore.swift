@@ -31,7 +31,7 @@ public final class SQLiteReadModelStore: ReadModelStore {
     /// - Parameters:
     ///   - busyTimeoutMilliseconds: how long to wait for another connection's lock.
     ///   - bulkFlushRows: how many rows a bulk load holds in memory before it writes them.
-    public init(path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 200_000)
+    public init(path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 20_000)
         throws(ReadModelStoreError)
     {
         self.path = path
@@ -53,7 +53,7 @@ public final class SQLiteReadModelStore: ReadModelStore {
         try enableWAL(tables, attempts: max(1, busyTimeoutMilliseconds / 10))
         try tables.sql { () throws(SQLiteError) in
             try db.execute(
-                "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 10000;")
+                "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -8192; PRAGMA wal_autocheckpoint = 10000;")
         }
         guard case .empty = identity else { return }
         try tables.transaction("BEGIN IMMEDIATE") { () throws(ReadModelStoreError) in

@@ -10,7 +10,7 @@ struct ProjectionLoop: ~Copyable {
     static let idleCatchUpMilliseconds = 1_000
     static let retryMilliseconds = 500
     /// How many events a catch-up gathers (whole pages) into one transaction at most.
-    static let catchUpBatch = 50_000
+    static let catchUpBatch = 20_000
 
     var follower: FeedFollower
     var store: any ReadModelStore
