@@ -7,42 +7,19 @@ import LogbookZMQ
 /// for `seconds`: what an application writing a log into PostgreSQL with the same
 /// concurrency gets.
 enum PostgresLoad {
-    struct Outcome: Sendable {
-        var completed = 0
-        var errors = 0
-        var startedAt: UInt64 = 0
-        var endedAt: UInt64 = 0
-        var failure: String?
-
-        var perSecond: Double { endedAt > startedAt ? Double(completed) * 1e9 / Double(endedAt - startedAt) : 0 }
-    }
+    typealias Outcome = ComparisonOutcome
 
     static func run(connectionString: String, clients: Int, window: Int, seconds: Double, payloadBytes: Int)
         throws(BenchError) -> Outcome
     {
-        let startLine = StartLine(expected: clients)
-        let outcomes = Shared<[Outcome]>([])
         let payload = String(repeating: "x", count: payloadBytes)
-        let workers = (0..<clients).map { client in
-            OwnedThread(name: "bench-postgres-\(client)") {
-                let outcome = drive(
-                    connectionString: connectionString, stream: "bench-\(client)-\(BenchClock.nanoseconds())",
-                    window: window, seconds: seconds, payload: payload, startLine: startLine)
-                outcomes.update { $0.append(outcome) }
-            }
+        let outcomes = StartLine.runTogether(count: clients, name: "bench-postgres", settleMilliseconds: 100) {
+            client, startLine in
+            drive(
+                connectionString: connectionString, stream: "bench-\(client)-\(BenchClock.nanoseconds())",
+                window: window, seconds: seconds, payload: payload, startLine: startLine)
         }
-        startLine.waitForAll()
-        BenchClock.sleep(milliseconds: 100)
-        startLine.go()
-        for worker in workers { worker.join() }
-        var total = Outcome()
-        for outcome in outcomes.value {
-            total.completed += outcome.completed
-            total.errors += outcome.errors
-            total.startedAt = total.startedAt == 0 ? outcome.startedAt : min(total.startedAt, outcome.startedAt)
-            total.endedAt = max(total.endedAt, outcome.endedAt)
-            total.failure = total.failure ?? outcome.failure
-        }
+        let total = Outcome.total(of: outcomes)
         if let failure = total.failure { throw BenchError("PostgreSQL load: \(failure)") }
         return total
     }

@@ -5,44 +5,21 @@ import LogbookZMQ
 /// commands in flight (pipelined), on `threads` threads that poll their connections, for
 /// `seconds`: the same shape of load the Logbook clients make.
 enum RedisLoad {
-    struct Outcome: Sendable {
-        var completed = 0
-        var errors = 0
-        var startedAt: UInt64 = 0
-        var endedAt: UInt64 = 0
-        var failure: String?
-
-        var perSecond: Double { endedAt > startedAt ? Double(completed) * 1e9 / Double(endedAt - startedAt) : 0 }
-    }
+    typealias Outcome = ComparisonOutcome
 
     static func run(port: Int, clients: Int, threads: Int, window: Int, seconds: Double, payloadBytes: Int)
         throws(BenchError) -> Outcome
     {
         let threadCount = max(1, min(threads, clients))
-        let startLine = StartLine(expected: threadCount)
-        let outcomes = Shared<[Outcome]>([])
         let command = RESP.command(["XADD", "logbook-bench", "*", "data", String(repeating: "x", count: payloadBytes)])
-        let workers = (0..<threadCount).map { index in
-            OwnedThread(name: "bench-redis-\(index)") {
-                let share = (clients - index + threadCount - 1) / threadCount
-                let outcome = drive(
-                    port: port, connections: share, window: window, seconds: seconds, command: command,
-                    startLine: startLine)
-                outcomes.update { $0.append(outcome) }
-            }
+        let outcomes = StartLine.runTogether(count: threadCount, name: "bench-redis", settleMilliseconds: 100) {
+            index, startLine in
+            let share = (clients - index + threadCount - 1) / threadCount
+            return drive(
+                port: port, connections: share, window: window, seconds: seconds, command: command,
+                startLine: startLine)
         }
-        startLine.waitForAll()
-        BenchClock.sleep(milliseconds: 100)
-        startLine.go()
-        for worker in workers { worker.join() }
-        var total = Outcome()
-        for outcome in outcomes.value {
-            total.completed += outcome.completed
-            total.errors += outcome.errors
-            total.startedAt = total.startedAt == 0 ? outcome.startedAt : min(total.startedAt, outcome.startedAt)
-            total.endedAt = max(total.endedAt, outcome.endedAt)
-            total.failure = total.failure ?? outcome.failure
-        }
+        let total = Outcome.total(of: outcomes)
         if let failure = total.failure { throw BenchError("Redis load: \(failure)") }
         return total
     }

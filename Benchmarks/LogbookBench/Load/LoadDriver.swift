@@ -8,21 +8,14 @@ enum LoadDriver {
 
     static func run(_ plan: LoadPlan, context: ZMQContext) throws(BenchError) -> LoadResult {
         let threadCount = max(1, min(plan.threads, plan.clients))
-        let startLine = StartLine(expected: threadCount)
-        let outcomes = Shared<[LoadResult]>([])
-        let threads = (0..<threadCount).map { index in
-            OwnedThread(name: "bench-load-\(index)") {
-                var thread = LoadThread(index: index, threadCount: threadCount, plan: plan)
-                let result = thread.run(context: context, startLine: startLine)
-                outcomes.update { $0.append(result) }
-            }
+        let outcomes = StartLine.runTogether(
+            count: threadCount, name: "bench-load", settleMilliseconds: connectMilliseconds
+        ) { index, startLine in
+            var thread = LoadThread(index: index, threadCount: threadCount, plan: plan)
+            return thread.run(context: context, startLine: startLine)
         }
-        startLine.waitForAll()
-        BenchClock.sleep(milliseconds: connectMilliseconds)
-        startLine.go()
-        for thread in threads { thread.join() }
         var total = LoadResult()
-        for result in outcomes.value { total.merge(result) }
+        for result in outcomes { total.merge(result) }
         if let error = total.errors.first { throw BenchError("load client: \(error)") }
         return total
     }
