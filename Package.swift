@@ -18,7 +18,9 @@ let package = Package(
         .library(name: "LogbookApplication", targets: ["LogbookApplication"]),
         .library(name: "LogbookSQLite", targets: ["LogbookSQLite"]),
         .library(name: "LogbookJSON", targets: ["LogbookJSON"]),
+        .library(name: "LogbookWire", targets: ["LogbookWire"]),
         .library(name: "LogbookZMQ", targets: ["LogbookZMQ"]),
+        .library(name: "LogbookServer", targets: ["LogbookServer"]),
         .library(name: "LogbookClient", targets: ["LogbookClient"]),
     ],
     targets: [
@@ -55,21 +57,35 @@ let package = Package(
             name: "LogbookSQLite", dependencies: ["LogbookApplication", "CSQLite"],
             swiftSettings: strictSettings),
 
-        // Interface adapters: the libzmq wrapper, the servers and the feed follower.
+        // Interface adapters, wire: the JSON framing of requests, replies, envelopes and log
+        // pages (wire contract version 1, `schemas/`) and its byte fast paths, shared by the
+        // servers, the client and the command line so that all of them read and write the same bytes.
         .target(
-            name: "LogbookZMQ", dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON", "CZeroMQ"],
+            name: "LogbookWire", dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON"],
             swiftSettings: strictSettings),
-        // The async client library other Swift programs use to talk to the servers.
+        // Interface adapters, bus: the libzmq wrapper (one owning thread per socket) and the
+        // protocol's client-side sockets: the feed follower, the log-read channel, the endpoints.
         .target(
-            name: "LogbookClient", dependencies: ["LogbookZMQ", "LogbookApplication", "LogbookJSON"],
+            name: "LogbookZMQ", dependencies: ["LogbookWire", "LogbookApplication", "LogbookJSON", "CZeroMQ"],
+            swiftSettings: strictSettings),
+        // Interface adapters, processes: the worker and the query process, their loops and
+        // threads, the rebuild job, start-up gates and the processes' diagnostics.
+        .target(
+            name: "LogbookServer",
+            dependencies: ["LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON"],
+            swiftSettings: strictSettings),
+        // Interface adapters: the async client library other Swift programs use to talk to the
+        // servers. No server code.
+        .target(
+            name: "LogbookClient", dependencies: ["LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
 
         // Benchmarks: `logbook bench` measures the real service beside baselines of the same run.
         .target(
             name: "LogbookBench",
             dependencies: [
-                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookSQLite", "LogbookZMQ", "CSQLite",
-                "CPostgres",
+                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookZMQ",
+                "CSQLite", "CPostgres",
             ],
             path: "Benchmarks/LogbookBench",
             swiftSettings: strictSettings),
@@ -78,15 +94,16 @@ let package = Package(
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookSQLite", "LogbookZMQ", "LogbookClient",
-                "CGlibcMalloc",
+                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookZMQ",
+                "LogbookServer", "LogbookClient", "CGlibcMalloc",
                 "LogbookBench",
             ],
             swiftSettings: strictSettings),
 
         // Helpers shared by the test targets (a seeded generator, a forwarding store); not shipped.
         .target(
-            name: "LogbookTestSupport", dependencies: ["LogbookApplication", "LogbookJSON", "CSQLite"],
+            name: "LogbookTestSupport",
+            dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON", "CSQLite"],
             path: "Tests/LogbookTestSupport",
             swiftSettings: strictSettings),
         .testTarget(
@@ -113,22 +130,32 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(
+            name: "LogbookWireTests",
+            dependencies: ["LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
             name: "LogbookZMQTests",
-            dependencies: ["LogbookZMQ", "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory"],
+            dependencies: [
+                "LogbookZMQ", "LogbookServer", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON",
+                "LogbookMemory",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookClientTests",
-            dependencies: ["LogbookClient", "LogbookZMQ", "LogbookApplication", "LogbookJSON"],
+            dependencies: ["LogbookClient", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookBenchTests",
             dependencies: [
                 "LogbookBench", "LogbookApplication", "LogbookDomain", "LogbookMemory", "LogbookSQLite", "LogbookJSON",
+                "LogbookWire",
             ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookEndToEndTests",
-            dependencies: ["logbook", "LogbookClient", "LogbookZMQ", "LogbookApplication", "LogbookJSON"],
+            dependencies: [
+                "logbook", "LogbookClient", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON",
+            ],
             swiftSettings: strictSettings),
     ]
 )

@@ -1,4 +1,5 @@
 public import LogbookDomain
+public import LogbookJSON
 
 /// The closed list of error codes clients see. These strings are a public contract:
 /// they change only together with `schemas/`, the README and the tests.
@@ -70,6 +71,23 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A stored event that cannot be read back: the log is damaged or foreign.
     public static func unreadable(_ error: EventDecodingError) -> ServiceError {
         ServiceError(.internal, "the event log holds an unreadable event: \(error)")
+    }
+
+    /// `{"code","message","details"?}`: the error object of the wire contract, which is also
+    /// how the log records a refusal (`AnswerCodec`), so a retry reads back the same object.
+    public var json: JSONValue {
+        var object: JSONObject = ["code": .string(code.rawValue), "message": .string(message)]
+        if !details.isEmpty {
+            var fields = JSONObject()
+            for (key, value) in details {
+                switch value {
+                case .string(let text): fields[key] = .string(text)
+                case .int(let number): fields[key] = .int(number)
+                }
+            }
+            object["details"] = .object(fields)
+        }
+        return .object(object)
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

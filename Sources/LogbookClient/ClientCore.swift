@@ -1,4 +1,5 @@
 import LogbookJSON
+import LogbookWire
 import LogbookZMQ
 import Synchronization
 

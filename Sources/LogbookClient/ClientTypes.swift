@@ -1,5 +1,6 @@
 public import LogbookApplication
 public import LogbookJSON
+import LogbookWire
 public import LogbookZMQ
 
 /// A request/reply server the client talks to. The change feed is not one: it is a PUB

@@ -1,4 +1,5 @@
 import LogbookJSON
+import LogbookWire
 import LogbookZMQ
 
 /// The client's socket thread: one DEALER per server it was asked to reach, every

@@ -1,5 +1,6 @@
 import Glibc
 public import LogbookApplication
+import LogbookWire
 import LogbookZMQ
 import Synchronization
 

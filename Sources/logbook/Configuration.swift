@@ -1,4 +1,5 @@
 import Foundation
+import LogbookServer
 import LogbookZMQ
 
 /// Where a process keeps its files and which endpoints it uses, resolved as ARCHITECTURE §2
@@ -10,7 +11,7 @@ struct Configuration {
 
     let dataDirectory: String
     let endpoints: ServiceEndpoints
-    let logLevel: ProcessLog.Level
+    let diagnosticsLevel: Diagnostics.Level
 
     init(arguments: Arguments, environment: [String: String]) throws(CLIError) {
         func setting(_ option: String, _ variable: String, _ fallback: String) -> String {
@@ -24,11 +25,11 @@ struct Configuration {
             queries: setting("queries", "LOGBOOK_QUERIES", defaults.queries),
             log: setting("log", "LOGBOOK_LOG", defaults.log))
         let levelName = setting("log-level", "LOGBOOK_LOG_LEVEL", "info")
-        guard let level = ProcessLog.Level(name: levelName) else {
-            let known = ProcessLog.Level.allCases.map(\.name).joined(separator: ", ")
+        guard let level = Diagnostics.Level(name: levelName) else {
+            let known = Diagnostics.Level.allCases.map(\.name).joined(separator: ", ")
             throw .usage("log level '\(levelName)' is not one of \(known)")
         }
-        logLevel = level
+        diagnosticsLevel = level
     }
 
     /// The event log's file inside the data directory.
@@ -50,7 +51,7 @@ struct Configuration {
     var childArguments: [String] {
         [
             "--data-dir", dataDirectory, "--commands", endpoints.commands, "--feed", endpoints.feed, "--queries",
-            endpoints.queries, "--log", endpoints.log, "--log-level", logLevel.name,
+            endpoints.queries, "--log", endpoints.log, "--log-level", diagnosticsLevel.name,
         ]
     }
 }

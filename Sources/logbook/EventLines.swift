@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookJSON
+import LogbookWire
 
 extension StandardStreams {
     /// Prints events as JSON lines, one envelope a line, as `replay` and `subscribe` show them.

@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookSQLite
+import LogbookServer
 import LogbookZMQ
 
 /// `logbook run worker` and `logbook run query`: one long-running process that serves
@@ -16,11 +17,11 @@ struct RunCommand {
             throw .usage("expected what to run: worker or query")
         }
         ProcessSignals.block()
-        let log = ProcessLog(process: role, threshold: configuration.logLevel, clock: SystemClock())
+        let diagnostics = Diagnostics(process: role, threshold: configuration.diagnosticsLevel, clock: SystemClock())
         let service: any RunnableService
         switch role {
-        case "worker": service = try makeWorker(log: log)
-        case "query": service = try makeQuery(log: log)
+        case "worker": service = try makeWorker(diagnostics: diagnostics)
+        case "query": service = try makeQuery(diagnostics: diagnostics)
         default: throw .usage("cannot run '\(role)'; expected worker or query")
         }
         do {
@@ -29,13 +30,13 @@ struct RunCommand {
             throw .unavailable(error.description)
         }
         let signal = ProcessSignals.wait()
-        log.info("stopping", ["signal": ProcessSignals.name(signal)])
+        diagnostics.info("stopping", ["signal": ProcessSignals.name(signal)])
         service.stop()
-        log.info("stopped")
+        diagnostics.info("stopped")
         return .success
     }
 
-    private func makeWorker(log: ProcessLog) throws(CLIError) -> any RunnableService {
+    private func makeWorker(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
         try configuration.ensureDataDirectory()
         let path = configuration.eventLogPath
         // Open once here so a bad file fails the start with a clear message.
@@ -50,19 +51,19 @@ struct RunCommand {
                 openStore: { () throws(EventStoreError) -> any EventStore in
                     try SQLiteEventStore(path: path, evolution: .standard)
                 },
-                clock: SystemClock(), ids: UUIDGenerator(), log: log)
+                clock: SystemClock(), ids: UUIDGenerator(), diagnostics: diagnostics)
         } catch {
             throw .unavailable(error.description)
         }
     }
 
-    private func makeQuery(log: ProcessLog) throws(CLIError) -> any RunnableService {
+    private func makeQuery(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
         try configuration.ensureDataDirectory()
         do {
             return try QueryService(
                 endpoints: configuration.endpoints,
                 generations: SQLiteReadModelGenerations(directory: configuration.dataDirectory), clock: SystemClock(),
-                log: log)
+                diagnostics: diagnostics)
         } catch {
             throw .unavailable(error.description)
         }

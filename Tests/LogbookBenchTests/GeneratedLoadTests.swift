@@ -4,6 +4,7 @@ import LogbookDomain
 import LogbookJSON
 import LogbookMemory
 import LogbookSQLite
+import LogbookWire
 import Testing
 
 @testable import LogbookBench

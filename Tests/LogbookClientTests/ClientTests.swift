@@ -1,6 +1,7 @@
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookWire
 import LogbookZMQ
 import Testing
 

@@ -3,6 +3,8 @@ import LogbookApplication
 import LogbookDomain
 import LogbookJSON
 import LogbookMemory
+import LogbookServer
+import LogbookWire
 import LogbookZMQ
 import Testing
 
@@ -36,7 +38,7 @@ struct FeedFollowerTests {
                 endpoints: ServiceEndpoints(
                     commands: base + "-commands", feed: base + "-worker-feed", queries: base + "-queries", log: log),
                 openStore: { () throws(EventStoreError) -> any EventStore in store }, clock: StepClock(),
-                ids: CountingIds(), log: ProcessLog(process: "test", threshold: .error, clock: StepClock()))
+                ids: CountingIds(), diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()))
             try worker.start()
             context = try ZMQContext()
         }

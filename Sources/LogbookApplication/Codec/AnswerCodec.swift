@@ -11,7 +11,7 @@ public enum AnswerCodec {
         case .accepted(let accepted):
             accepted.events.isEmpty ? JSONWriter.string(["ok": true]) : nil
         case .rejected(let error):
-            JSONWriter.string(["ok": false, "error": WireEncoding.error(error)])
+            JSONWriter.string(["ok": false, "error": error.json])
         }
     }
 

@@ -222,5 +222,10 @@ public struct EventDecodingError: Error, Sendable, Equatable, CustomStringConver
     public var type: String
     public var reason: String
 
+    public init(type: String, reason: String) {
+        self.type = type
+        self.reason = reason
+    }
+
     public var description: String { "cannot read event of type '\(type)': \(reason)" }
 }

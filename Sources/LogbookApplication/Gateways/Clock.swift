@@ -4,8 +4,3 @@ public import LogbookDomain
 public protocol Clock: Sendable {
     func now() -> Timestamp
 }
-
-/// Makes event identifiers (UUIDs in production, counters in tests).
-public protocol IDGenerator: Sendable {
-    func newEventId() -> String
-}

@@ -1,4 +1,5 @@
 public import LogbookApplication
+import LogbookWire
 
 /// Follows the change feed for some topics without ever missing or repeating an event,
 /// on the thread that owns it.
@@ -45,7 +46,7 @@ public struct FeedFollower: ~Copyable {
         // Bounded: whatever the queue drops is a hole the follower fills from the log, and
         // the queue is not read while it catches up (feed messages may be large).
         try subscriber.set(.receiveHighWaterMark, Self.receiveQueueLimit)
-        try subscriber.setMaximumMessageSize(ServerSockets.hardMessageLimit)
+        try subscriber.setMaximumMessageSize(FrameLimit.largest)
         for topic in topics { try subscriber.subscribe(topic.rawValue) }
         try subscriber.connect(feed)
         let logChannel = try LogReadChannel(context, endpoint: log, timeoutMilliseconds: logTimeoutMilliseconds)

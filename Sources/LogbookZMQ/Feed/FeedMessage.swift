@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookJSON
+import LogbookWire
 
 /// One message of the change feed, `[topic][envelope]`, read back: the event and the
 /// envelope's `previous` marks (per topic, a position after which the topic had no event

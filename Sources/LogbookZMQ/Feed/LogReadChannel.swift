@@ -1,5 +1,6 @@
 public import LogbookApplication
 import LogbookJSON
+import LogbookWire
 
 /// A `ReadLog` client for one thread: a DEALER to the worker's log socket, one request at
 /// a time, with a timeout. After a timeout the socket is replaced (the Lazy Pirate way),
@@ -24,7 +25,7 @@ public struct LogReadChannel: ~Copyable {
 
     private static func connect(_ context: ZMQContext, _ endpoint: String) throws(ZMQError) -> ZMQSocket {
         let socket = try ZMQSocket(context, .dealer)
-        try socket.setMaximumMessageSize(ServerSockets.hardMessageLimit * 4)
+        try socket.setMaximumMessageSize(FrameLimit.largest * 4)
         try socket.connect(endpoint)
         return socket
     }

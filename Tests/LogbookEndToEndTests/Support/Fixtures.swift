@@ -1,6 +1,7 @@
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookWire
 import Testing
 
 /// Command data the tests send.

@@ -1,0 +1,4 @@
+/// Makes event identifiers (UUIDs in production, counters in tests).
+public protocol IDGenerator: Sendable {
+    func newEventId() -> String
+}

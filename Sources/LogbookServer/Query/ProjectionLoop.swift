@@ -1,0 +1,117 @@
+import LogbookApplication
+import LogbookWire
+import LogbookZMQ
+
+/// The query process's projection thread: follows the feed gap-free (`FeedFollower`) and
+/// applies each batch to the current generation's store together with its checkpoint;
+/// publishes how far it got and wakes the query thread. When the feed is quiet for a
+/// second the follower reads the log once, so a lost last message is found within a second. It also
+/// switches to a generation a rebuild finished, after catching that one up past its own
+/// position, so answers never go back in time.
+struct ProjectionLoop: ~Copyable {
+    static let idleCatchUpMilliseconds = 1_000
+    static let retryMilliseconds = 500
+    /// How many events a catch-up gathers (whole pages) into one transaction at most.
+    static let catchUpBatch = 20_000
+
+    var follower: FeedFollower
+    var store: any ReadModelStore
+    var generation: Int
+    let state: QueryProcessState
+    let diagnostics: Diagnostics
+
+    mutating func run() {
+        publish()
+        var failing = false
+        while true {
+            do {
+                try handleRequests()
+                var (batch, woken) = try follower.waitForNext(
+                    timeoutMilliseconds: Self.idleCatchUpMilliseconds, alsoWatching: [state.projectionWake.readable])
+                if woken[0] { state.projectionWake.drain() }
+                // Far behind, several pages go in one transaction: far fewer pages are
+                // written to the WAL than with one commit per page.
+                while follower.needsCatchUp && batch.events.count < Self.catchUpBatch {
+                    let more = try follower.next()
+                    batch.events += more.events
+                    batch.through = more.through
+                }
+                try apply(batch, to: store)
+                if failing {
+                    diagnostics.info("following the log again", ["position": "\(follower.cursor)"])
+                    failing = false
+                }
+                publish()
+            } catch FeedFollowError.stopped {
+                return
+            } catch let error as ZMQError where error.isTerminated {
+                return
+            } catch {
+                if !failing { diagnostics.warning("projection cannot go on; retrying", ["error": "\(error)"]) }
+                failing = true
+                follower.reset(cursor: (try? store.checkpoint()) ?? 0)
+                if (try? ZMQPoll.wait([state.projectionWake.readable], timeoutMilliseconds: Self.retryMilliseconds))
+                    == nil
+                {
+                    return
+                }
+            }
+        }
+    }
+
+    /// Applies a batch. Only events after `alreadyCounted` count as applied in `Status`
+    /// (a rebuilt generation catching up on events the current one has applied adds none).
+    private func apply(_ batch: FeedBatch, to target: any ReadModelStore, alreadyCounted: Int64 = 0) throws {
+        guard try !batch.events.isEmpty || batch.through > target.checkpoint() else { return }
+        try target.apply(batch.events, through: batch.through)
+        let fresh = batch.events.count(where: { $0.position > alreadyCounted })
+        if fresh > 0 { state.update { $0.eventsApplied += fresh } }
+    }
+
+    /// Takes a catch-up request or a finished rebuild off the shared state.
+    private mutating func handleRequests() throws {
+        let (catchUp, rebuild) = state.update { snapshot in
+            defer { snapshot.catchUpRequested = false }
+            return (snapshot.catchUpRequested, snapshot.rebuild)
+        }
+        if catchUp { follower.requestCatchUp() }
+        if case .finished(let newGeneration, let newStore, _) = rebuild {
+            try switchTo(newGeneration, newStore)
+        }
+    }
+
+    /// Takes over the finished generation's store, brings it up to (at least) this loop's
+    /// position, and makes it current. The query thread then reads from it and removes
+    /// the older generations.
+    private mutating func switchTo(_ newGeneration: Int, _ newStore: any ReadModelStore) throws {
+        let reached = follower.cursor
+        follower.reset(cursor: try newStore.checkpoint())
+        while follower.needsCatchUp || follower.cursor < reached {
+            if !follower.needsCatchUp { follower.requestCatchUp() }
+            try apply(try follower.next(), to: newStore, alreadyCounted: reached)
+        }
+        store = newStore
+        generation = newGeneration
+        diagnostics.info(
+            "switched to rebuilt read models", ["generation": "\(newGeneration)", "position": "\(follower.cursor)"])
+        // The new generation and the end of the rebuild are published together, so no
+        // `Rebuild` request can see "idle" beside the old generation and start a rebuild
+        // whose files the switch would then take for old ones.
+        publish(rebuildEnded: true)
+    }
+
+    private func publish(rebuildEnded: Bool = false) {
+        let cursor = follower.cursor
+        let head = follower.lastKnownHead
+        let holes = follower.holesDetected
+        let current = generation
+        state.update { snapshot in
+            snapshot.applied = cursor
+            snapshot.head = max(snapshot.head, head, cursor)
+            snapshot.generation = current
+            snapshot.holesDetected = holes
+            if rebuildEnded { snapshot.rebuild = .idle }
+        }
+        state.queryWake.wake()
+    }
+}

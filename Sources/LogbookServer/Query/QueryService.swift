@@ -1,0 +1,128 @@
+public import LogbookApplication
+import LogbookDomain
+import LogbookWire
+public import LogbookZMQ
+
+/// The read side (`logbook run query`): a projection thread (feed SUB + log reads into the
+/// read models), a query thread (queries ROUTER), and, while one runs, a rebuild thread.
+/// `start()` returns once the queries socket is bound and the read models are open, or
+/// throws why not; `stop()` wakes every thread through the context and waits for them.
+public final class QueryService: Sendable {
+    private let context: ZMQContext
+    private let endpoints: ServiceEndpoints
+    private let generations: any ReadModelGenerations
+    private let clock: any Clock
+    private let diagnostics: Diagnostics
+    private let state: QueryProcessState
+    private let threads = ThreadGroup()
+
+    public init(
+        endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics
+    )
+        throws(ZMQError)
+    {
+        context = try ZMQContext()
+        state = try QueryProcessState()
+        self.endpoints = endpoints
+        self.generations = generations
+        self.clock = clock
+        self.diagnostics = diagnostics
+    }
+
+    public func start() throws(ServiceStartError) {
+        let current: (generation: Int, store: any ReadModelStore)
+        let checkpoint: Int64
+        do {
+            current = try generations.openCurrent()
+            checkpoint = try current.store.checkpoint()
+        } catch {
+            throw ServiceStartError("read models", error.description)
+        }
+        state.update {
+            $0.generation = current.generation
+            $0.applied = checkpoint
+        }
+        let projectionReady = StartupGate()
+        let queriesReady = StartupGate()
+        // Handed over, not captured: a capture would keep the first generation open (and
+        // its files on disk) for the thread's whole life, past any rebuild.
+        let handOver = HandOver(current.store)
+        let generation = current.generation
+        threads.start(name: "logbook-projection") { [self] in
+            guard let store = handOver.take() else {
+                return projectionReady.fail(ServiceStartError("read models", "taken twice"))
+            }
+            runProjection(store, generation: generation, checkpoint: checkpoint, projectionReady)
+        }
+        threads.start(name: "logbook-queries") { [self] in runQueries(generation: current.generation, queriesReady) }
+        do {
+            try projectionReady.wait()
+            try queriesReady.wait()
+        } catch {
+            stop()
+            throw error
+        }
+        diagnostics.info(
+            "query process started",
+            [
+                "queries": endpoints.queries, "feed": endpoints.feed, "log": endpoints.log,
+                "generation": "\(current.generation)", "checkpoint": "\(checkpoint)",
+            ])
+    }
+
+    public func stop() {
+        context.shutdown()
+        threads.joinAll()
+    }
+
+    private func runProjection(
+        _ store: any ReadModelStore, generation: Int, checkpoint: Int64, _ gate: StartupGate
+    ) {
+        let follower: FeedFollower
+        do {
+            follower = try FeedFollower(
+                context, feed: endpoints.feed, log: endpoints.log, topics: FeedTopic.allCases, cursor: checkpoint)
+        } catch {
+            return gate.fail(ServiceStartError("feed", error.description))
+        }
+        var loop = ProjectionLoop(
+            follower: follower, store: store, generation: generation, state: state, diagnostics: diagnostics)
+        gate.open()
+        loop.run()
+    }
+
+    private func runQueries(generation: Int, _ gate: StartupGate) {
+        var loop: QueryLoop
+        do {
+            let reader = try generations.openReader(generation: generation)
+            let router = try ServerSockets.router(context, at: endpoints.queries)
+            loop = QueryLoop(
+                router: router, reader: reader, generation: generation, generations: generations, state: state,
+                startRebuild: { [self] in startRebuild() }, clock: clock, diagnostics: diagnostics)
+        } catch let error as ZMQError {
+            return gate.fail(ServiceStartError("queries socket", error.description))
+        } catch {
+            return gate.fail(ServiceStartError("read models", "\(error)"))
+        }
+        gate.open()
+        loop.run()
+    }
+
+    /// Starts a rebuild thread (the query thread calls this only when none is running).
+    private func startRebuild() {
+        let startedAt = clock.now().millisecondsSinceEpoch
+        state.update { $0.rebuild = .running(generation: 0, position: 0, head: $0.head, startedAt: startedAt) }
+        threads.start(name: "logbook-rebuild") { [self] in
+            let job = RebuildJob(
+                makeChannel: { [context, endpoints] () throws(FeedFollowError) in
+                    do throws(ZMQError) {
+                        return try LogReadChannel(context, endpoint: endpoints.log, timeoutMilliseconds: 10_000)
+                    } catch {
+                        throw error.isTerminated ? .stopped : .logUnavailable(error.description)
+                    }
+                },
+                generations: generations, state: state, clock: clock, diagnostics: diagnostics)
+            job.run()
+        }
+    }
+}

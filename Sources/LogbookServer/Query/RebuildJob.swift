@@ -1,0 +1,57 @@
+import LogbookApplication
+import LogbookDomain
+import LogbookWire
+import LogbookZMQ
+
+/// A rebuild, on its own thread: fills a new read-model generation from position 1 (the
+/// current generation keeps answering meanwhile), marks it complete, and hands it to the
+/// projection thread, which switches over. Pages are read one ahead on another thread
+/// (`LogPagePrefetcher`) while this one applies the current page, and the new generation
+/// is bulk loaded (`ReadModelStore.beginBulkLoad`): no one reads it before it is complete,
+/// and a crash before that leaves a file that is thrown away at the next start.
+struct RebuildJob: ~Copyable {
+    static let pageSize = LogReadRequest.maximumLimit
+
+    let makeChannel: @Sendable () throws(FeedFollowError) -> LogReadChannel
+    let generations: any ReadModelGenerations
+    let state: QueryProcessState
+    let clock: any Clock
+    let diagnostics: Diagnostics
+
+    func run() {
+        let startedAt = clock.now().millisecondsSinceEpoch
+        let reader = LogPagePrefetcher(pageSize: Self.pageSize, makeChannel: makeChannel)
+        defer { reader.stop() }
+        do {
+            let (generation, store) = try generations.createNext()
+            diagnostics.info("rebuild started", ["generation": "\(generation)"])
+            try store.beginBulkLoad()
+            var cursor: Int64 = 0
+            while let page = try reader.next() {
+                let through = max(cursor, page.next - 1, page.events.last?.position ?? 0)
+                // Pages follow one another, so nothing is normally at or below the cursor.
+                let fresh = (page.events.first?.position ?? .max) > cursor
+                try store.apply(fresh ? page.events : page.events.filter { $0.position > cursor }, through: through)
+                cursor = through
+                state.update {
+                    $0.rebuild = .running(
+                        generation: generation, position: cursor, head: page.head, startedAt: startedAt)
+                }
+                state.queryWake.wake()
+            }
+            try store.endBulkLoad()
+            try store.markComplete()
+            let seconds = Double(clock.now().millisecondsSinceEpoch - startedAt) / 1000
+            diagnostics.info(
+                "rebuild filled", ["generation": "\(generation)", "position": "\(cursor)", "seconds": "\(seconds)"])
+            state.update { $0.rebuild = .finished(generation: generation, store: store, startedAt: startedAt) }
+            state.projectionWake.wake()
+        } catch FeedFollowError.stopped {
+            state.update { $0.rebuild = .failed(reason: "the process stopped") }
+        } catch {
+            diagnostics.error("rebuild failed", ["error": "\(error)"])
+            state.update { $0.rebuild = .failed(reason: "\(error)") }
+            state.queryWake.wake()
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import LogbookApplication
+import LogbookDomain
+import LogbookJSON
+import LogbookWire
+import LogbookZMQ
+
+/// The worker's command loop, on its own thread: waits for requests on the commands
+/// ROUTER, drains every request waiting (up to `maximumBatch`), decides them in arrival
+/// order against current state and appends them in one group commit (`CommandHandler`),
+/// and only then replies to each and publishes the new events in position order.
+/// A client that vanished before its reply costs nothing: its reply is dropped.
+struct CommandLoop: ~Copyable {
+    let router: ZMQSocket
+    var feed: FeedPublisher
+    let handler: CommandHandler
+    let store: any EventStore
+    let clock: any Clock
+    let diagnostics: Diagnostics
+    let maximumBatch: Int
+    private var statistics = WorkerStatistics()
+    private let startedAt: Int64
+
+    init(
+        router: consuming ZMQSocket, feed: consuming FeedPublisher, handler: CommandHandler, store: any EventStore,
+        clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int
+    ) {
+        self.router = router
+        self.feed = feed
+        self.handler = handler
+        self.store = store
+        self.clock = clock
+        self.diagnostics = diagnostics
+        self.maximumBatch = maximumBatch
+        startedAt = clock.now().millisecondsSinceEpoch
+    }
+
+    /// Serves until the context is shut down.
+    mutating func run() {
+        while true {
+            do {
+                _ = try ZMQPoll.wait([router.readable], timeoutMilliseconds: -1)
+                try serveWaitingRequests()
+            } catch {
+                if error.isTerminated { return }
+                // A socket error other than shutdown concerns one message; keep serving.
+                diagnostics.error("command loop: socket error", ["error": error.description])
+            }
+        }
+    }
+
+    private mutating func serveWaitingRequests() throws(ZMQError) {
+        var commands: [(request: RoutedRequest, command: CommandRequest)] = []
+        var taken = 0
+        // Every message counts toward the batch, so a flood of other requests cannot keep
+        // drained commands waiting.
+        while taken < maximumBatch, let frames = try router.receive(wait: false) {
+            taken += 1
+            let request = RoutedRequest(frames: frames)
+            switch classify(request) {
+            case .command(let command): commands.append((request, command))
+            case .reply(let document): try reply(request, document)
+            }
+        }
+        guard !commands.isEmpty else { return }
+        let outcomes = handler.handle(commands.map(\.command))
+        statistics.record(batchOf: outcomes)
+        var fresh: [RecordedEvent] = []
+        for case .accepted(let accepted) in outcomes where !accepted.wasRetry { fresh += accepted.events }
+        fresh.sort { $0.position < $1.position }
+        // Each new event's envelope is written once, for its reply and for the feed.
+        // An event whose envelope cannot be written gets no feed message (subscribers read it
+        // from the log) and its reply is the `internal` error naming it.
+        var envelopes: [Int64: [UInt8]] = [:]
+        for event in fresh { envelopes[event.position] = try? EnvelopeWriter.bytes(event) }
+        let messages = feed.messages(for: fresh, envelopes: envelopes)
+        for ((request, command), outcome) in zip(commands, outcomes) {
+            try reply(
+                request, bytes: WireEncoding.commandReplyBytes(id: command.commandId, outcome, envelopes: envelopes))
+        }
+        statistics.published += try feed.publish(messages)
+        if outcomes.count > 1 { diagnostics.debug("batch committed", ["commands": "\(outcomes.count)"]) }
+    }
+
+    private enum Classified {
+        case command(CommandRequest)
+        case reply(JSONValue)
+    }
+
+    private mutating func classify(_ routed: RoutedRequest) -> Classified {
+        let request: WireRequest
+        do {
+            request = try routed.wireRequest()
+        } catch {
+            statistics.recordRefusal()
+            return .reply(WireEncoding.failure(id: error.id, error.error))
+        }
+        do {
+            if request.type == "Status" {
+                try request.onlyFields(WireRequest.bareFields)
+                return .reply(status(id: request.id))
+            }
+            return .command(try CommandRequest(wire: request))
+        } catch {
+            statistics.recordRefusal()
+            return .reply(WireEncoding.failure(id: request.id, error))
+        }
+    }
+
+    private func status(id: String) -> JSONValue {
+        let uptime = (clock.now().millisecondsSinceEpoch - startedAt) / 1000
+        let head = try? store.headPosition()
+        return WireEncoding.success(id: id, ["result": statistics.json(head: head, uptimeSeconds: uptime)])
+    }
+
+    private func reply(_ request: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
+        try reply(request, bytes: JSONWriter.bytes(document))
+    }
+
+    private func reply(_ request: RoutedRequest, bytes: [UInt8]) throws(ZMQError) {
+        if !(try router.send(request.reply(bytes), wait: false)) {
+            diagnostics.debug("reply dropped: the client is gone or not reading")
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import LogbookApplication
+import LogbookJSON
+import LogbookWire
+import LogbookZMQ
+
+/// The worker's PUB socket. It publishes each committed event as `[topic][envelope]`, in
+/// position order, where the envelope also carries `previous`: for every topic, a position
+/// such that the log holds no event of that topic after it and before this event. A
+/// subscriber to any subset of topics that has seen everything up to position P knows it
+/// missed nothing when every subscribed topic's `previous` is ≤ P; otherwise it reads the
+/// hole from the log before applying anything newer.
+struct FeedPublisher: ~Copyable {
+    private let socket: ZMQSocket
+    /// Per topic, the position of the last event published on it (or the head at start).
+    private var previous: [FeedTopic: Int64]
+
+    /// Binds the PUB socket. `head` is the log's last position: no event after it has
+    /// been published yet, so it is every topic's starting `previous`.
+    init(_ context: ZMQContext, at endpoint: String, head: Int64) throws(ZMQError) {
+        let socket = try ZMQSocket(context, .publisher)
+        try socket.set(.sendHighWaterMark, ServerSockets.highWaterMark)
+        try socket.set(.linger, 200)
+        try socket.bind(endpoint)
+        self.socket = socket
+        previous = Dictionary(uniqueKeysWithValues: FeedTopic.allCases.map { ($0, head) })
+    }
+
+    /// The feed messages for events already committed, which must come in position order,
+    /// advancing every topic's mark at once, before anything is sent: an event that is then
+    /// not sent (a socket error, a reply that failed first) leaves a mark past it, so the
+    /// next message of its topic reveals the hole. Events of internal categories (email
+    /// claims) get no message; an event that cannot be written gets none either (it is read
+    /// from the log instead).
+    /// `envelopes` holds each event's envelope as bytes (by position, as `EnvelopeWriter`
+    /// writes them), written once for the replies and the feed; an event without one gets
+    /// no message. The feed envelope is that envelope with `"previous":{…}` as its last member.
+    mutating func messages(for events: [RecordedEvent], envelopes: [Int64: [UInt8]]) -> [[[UInt8]]] {
+        var messages: [[[UInt8]]] = []
+        messages.reserveCapacity(events.count)
+        for event in events {
+            guard let topic = FeedTopic(category: event.category) else { continue }
+            let marks = previous
+            previous[topic] = event.position
+            guard let envelope = envelopes[event.position], envelope.last == UInt8(ascii: "}") else { continue }
+            var message = envelope
+            message.removeLast()
+            message.append(contentsOf: #","previous":{"#.utf8)
+            for (offset, name) in FeedTopic.allCases.enumerated() {
+                if offset > 0 { message.append(UInt8(ascii: ",")) }
+                JSONWriter.writeString(name.rawValue, into: &message)
+                message.append(UInt8(ascii: ":"))
+                JSONWriter.writeInteger(Int(marks[name] ?? 0), into: &message)
+            }
+            message.append(contentsOf: "}}".utf8)
+            messages.append([Array(topic.rawValue.utf8), message])
+        }
+        return messages
+    }
+
+    /// Publishes messages made by `messages(for:)`; returns how many were sent.
+    func publish(_ messages: [[[UInt8]]]) throws(ZMQError) -> Int {
+        for message in messages { try socket.send(message) }
+        return messages.count
+    }
+}

@@ -1,0 +1,52 @@
+import LogbookApplication
+import LogbookJSON
+import LogbookWire
+import LogbookZMQ
+
+/// What the command loop has done since it started, for `Status`. Owned by that loop.
+struct WorkerStatistics {
+    var accepted = 0
+    var rejected = 0
+    var retries = 0
+    var batches = 0
+    var commandsInBatches = 0
+    var largestBatch = 0
+    var lastBatch = 0
+    var published = 0
+
+    mutating func record(batchOf outcomes: [CommandOutcome]) {
+        guard !outcomes.isEmpty else { return }
+        batches += 1
+        commandsInBatches += outcomes.count
+        largestBatch = max(largestBatch, outcomes.count)
+        lastBatch = outcomes.count
+        for outcome in outcomes {
+            switch outcome {
+            case .accepted(let accepted):
+                self.accepted += 1
+                if accepted.wasRetry { retries += 1 }
+            case .rejected: rejected += 1
+            }
+        }
+    }
+
+    /// Refusals made before a command reached the handler (unreadable requests).
+    mutating func recordRefusal() {
+        rejected += 1
+    }
+
+    func json(head: Int64?, uptimeSeconds: Int64) -> JSONValue {
+        let mean = batches == 0 ? 0 : Double(commandsInBatches) / Double(batches)
+        return [
+            "role": "worker",
+            "head": head.map { .int(Int($0)) } ?? .null,
+            "uptimeSeconds": .int(Int(uptimeSeconds)),
+            "commands": ["accepted": .int(accepted), "rejected": .int(rejected), "retries": .int(retries)],
+            "batches": [
+                "count": .int(batches), "largest": .int(largestBatch), "last": .int(lastBatch),
+                "meanSize": .double((mean * 100).rounded() / 100),
+            ],
+            "published": .int(published),
+        ]
+    }
+}
