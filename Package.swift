@@ -1,5 +1,7 @@
 // swift-tools-version:6.0
-// Logbook: an event-sourced domain service. One target per layer; dependencies point inward.
+// Logbook: an event-sourced domain service. One target per layer, and at the edge one per
+// concern (wire, bus, processes, client); dependencies point inward. docs/architecture.md has
+// the same table, checked against this file by scripts/check-architecture-doc.py.
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 mode (complete concurrency checking)
@@ -49,7 +51,7 @@ let package = Package(
             name: "LogbookApplication", dependencies: ["LogbookDomain", "LogbookJSON"],
             swiftSettings: strictSettings),
 
-        // Data: event store implementations.
+        // Data: event stores and read-model stores (in memory, for tests of the layers above; SQLite).
         .target(
             name: "LogbookMemory", dependencies: ["LogbookApplication"],
             swiftSettings: strictSettings),
@@ -100,7 +102,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
 
-        // Helpers shared by the test targets (a seeded generator, a forwarding store); not shipped.
+        // Helpers shared by the test targets (a seeded generator, sample events, a forwarding store,
+        // raw SQL on a log file); not shipped.
         .target(
             name: "LogbookTestSupport",
             dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON", "CSQLite"],
