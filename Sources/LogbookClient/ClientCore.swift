@@ -1,5 +1,4 @@
 import LogbookJSON
-import LogbookWire
 import LogbookZMQ
 import Synchronization
 

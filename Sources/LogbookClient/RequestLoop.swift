@@ -1,5 +1,4 @@
 import LogbookJSON
-import LogbookWire
 import LogbookZMQ
 
 /// The client's socket thread: one DEALER per server it was asked to reach, every

@@ -1,6 +1,5 @@
 import Glibc
 public import LogbookApplication
-import LogbookWire
 import LogbookZMQ
 import Synchronization
 

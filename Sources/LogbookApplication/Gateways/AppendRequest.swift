@@ -1,37 +1,3 @@
-/// Correlation data carried by every event.
-public struct EventMetadata: Sendable, Equatable {
-    /// The command that produced the event.
-    public var commandId: String
-    /// The conversation the command belongs to (defaults to the command id).
-    public var correlationId: String
-    /// What caused the command (defaults to the command id).
-    public var causationId: String
-
-    public init(commandId: String, correlationId: String, causationId: String) {
-        self.commandId = commandId
-        self.correlationId = correlationId
-        self.causationId = causationId
-    }
-}
-
-/// An event about to be appended.
-public struct NewEvent: Sendable, Equatable {
-    public var eventId: String
-    public var stream: String
-    public var type: String
-    /// The payload, a JSON object as text.
-    public var data: String
-    public var recordedAt: Int64
-
-    public init(eventId: String, stream: String, type: String, data: String, recordedAt: Int64) {
-        self.eventId = eventId
-        self.stream = stream
-        self.type = type
-        self.data = data
-        self.recordedAt = recordedAt
-    }
-}
-
 /// One command's atomic write: its events in order, the expectations on every stream it
 /// read or writes, and its id for idempotency. A command that appends nothing but whose
 /// answer must be kept (a refusal, a no-op) carries no events and an `answer` instead.

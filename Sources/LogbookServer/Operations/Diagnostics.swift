@@ -1,8 +1,6 @@
 import Glibc
 public import LogbookApplication
 import LogbookDomain
-import LogbookWire
-import LogbookZMQ
 
 /// One line per notable event on standard error, in logfmt:
 /// `time=… level=… process=… msg="…" key=value …`.

@@ -1,5 +1,3 @@
-import LogbookWire
-import LogbookZMQ
 import Synchronization
 
 /// A value passed to another thread exactly once: the receiver takes it, and nothing else

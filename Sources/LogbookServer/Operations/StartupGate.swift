@@ -1,6 +1,4 @@
 import Foundation
-import LogbookWire
-import LogbookZMQ
 
 /// How a server thread tells the thread that started it that its sockets are bound (or
 /// why they could not be), so a process fails at once and clearly on a taken port.
@@ -30,17 +28,4 @@ public final class StartupGate: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
-}
-
-/// Why a service could not start: what it was doing and what went wrong.
-public struct ServiceStartError: Error, Sendable, CustomStringConvertible {
-    public var component: String
-    public var reason: String
-
-    public init(_ component: String, _ reason: String) {
-        self.component = component
-        self.reason = reason
-    }
-
-    public var description: String { "\(component): \(reason)" }
 }

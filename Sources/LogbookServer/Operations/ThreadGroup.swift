@@ -1,4 +1,3 @@
-import LogbookWire
 import LogbookZMQ
 import Synchronization
 

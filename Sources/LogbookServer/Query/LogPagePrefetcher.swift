@@ -1,6 +1,5 @@
 import Foundation
 import LogbookApplication
-import LogbookWire
 import LogbookZMQ
 
 /// Reads the whole log, from position 1 to its head, on a thread of its own and at most

@@ -1,5 +1,4 @@
 import LogbookApplication
-import LogbookWire
 import LogbookZMQ
 
 /// The query process's projection thread: follows the feed gap-free (`FeedFollower`) and

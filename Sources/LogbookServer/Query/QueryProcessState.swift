@@ -1,5 +1,4 @@
 import LogbookApplication
-import LogbookWire
 import LogbookZMQ
 import Synchronization
 

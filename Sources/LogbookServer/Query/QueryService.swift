@@ -1,6 +1,5 @@
 public import LogbookApplication
 import LogbookDomain
-import LogbookWire
 public import LogbookZMQ
 
 /// The read side (`logbook run query`): a projection thread (feed SUB + log reads into the

@@ -1,6 +1,5 @@
 import LogbookApplication
 import LogbookDomain
-import LogbookWire
 import LogbookZMQ
 
 /// A rebuild, on its own thread: fills a new read-model generation from position 1 (the

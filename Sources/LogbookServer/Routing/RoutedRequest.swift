@@ -1,6 +1,5 @@
 import LogbookApplication
 import LogbookWire
-import LogbookZMQ
 
 /// A message a ROUTER socket received, split into the route back to its sender (the
 /// identity frame and the empty delimiter a REQ or DEALER client sends) and the one JSON

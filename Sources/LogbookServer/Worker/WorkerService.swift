@@ -1,5 +1,4 @@
 public import LogbookApplication
-import LogbookWire
 public import LogbookZMQ
 
 /// The write side (`logbook run worker`): a command loop thread (commands ROUTER + feed

@@ -1,7 +1,5 @@
 import LogbookApplication
 import LogbookJSON
-import LogbookWire
-import LogbookZMQ
 
 /// What the command loop has done since it started, for `Status`. Owned by that loop.
 struct WorkerStatistics {

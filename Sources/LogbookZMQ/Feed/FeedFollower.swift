@@ -1,5 +1,4 @@
 public import LogbookApplication
-import LogbookWire
 
 /// Follows the change feed for some topics without ever missing or repeating an event,
 /// on the thread that owns it.

@@ -1,35 +1,5 @@
 public import LogbookApplication
 public import LogbookJSON
-import LogbookWire
-public import LogbookZMQ
-
-/// A request/reply server the client talks to. The change feed is not one: it is a PUB
-/// socket a subscriber follows (see `ClientEndpoints.feed`).
-public enum ServerEndpoint: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// The worker's command socket (and its `Status`).
-    case commands
-    /// The query process's socket (and its `Status`).
-    case queries
-    /// The worker's log-read socket (`ReadLog`).
-    case log
-
-    public var description: String { rawValue }
-}
-
-/// Where the servers listen (libzmq endpoint strings): the same settings the service's
-/// processes use. The defaults are the service's defaults on this machine (ARCHITECTURE §2).
-public typealias ClientEndpoints = ServiceEndpoints
-
-extension ServiceEndpoints {
-    /// The endpoint string of a request/reply server.
-    public func address(of server: ServerEndpoint) -> String {
-        switch server {
-        case .commands: commands
-        case .queries: queries
-        case .log: log
-        }
-    }
-}
 
 /// Why a request got no usable answer. Every failure of the client is one of these; a
 /// server's own refusal is `rejected`, with the server's code.
@@ -81,27 +51,4 @@ public struct ServiceErrorReply: Sendable, Equatable, CustomStringConvertible {
     public var errorCode: ErrorCode? { ErrorCode(rawValue: code) }
 
     public var description: String { "\(code): \(message)" }
-}
-
-/// An accepted command: the position of its last event in the log and its events, as the
-/// worker recorded them (a retried command id returns the first outcome).
-public struct CommandReceipt: Sendable, Equatable {
-    public var position: Int64
-    public var events: [RecordedEvent]
-
-    public init(position: Int64, events: [RecordedEvent]) {
-        self.position = position
-        self.events = events
-    }
-}
-
-/// A query's answer and the log position the read model had applied when it answered.
-public struct QueryAnswer: Sendable, Equatable {
-    public var position: Int64
-    public var result: JSONValue
-
-    public init(position: Int64, result: JSONValue) {
-        self.position = position
-        self.result = result
-    }
 }

@@ -1,0 +1,70 @@
+import CSQLite
+
+/// A value bound to a statement parameter.
+enum SQLiteValue {
+    case int(Int64)
+    case text(String)
+    case null
+}
+
+/// A prepared statement owned by its connection.
+final class SQLiteStatement {
+    private let raw: OpaquePointer
+    private unowned let connection: SQLiteConnection
+
+    /// SQLite copies bound text immediately with this destructor (`SQLITE_TRANSIENT` does not import).
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(_ raw: OpaquePointer, connection: SQLiteConnection) {
+        self.raw = raw
+        self.connection = connection
+    }
+
+    func finalize() { sqlite3_finalize(raw) }
+
+    func reset() {
+        sqlite3_reset(raw)
+        sqlite3_clear_bindings(raw)
+    }
+
+    func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let result: Int32
+            switch value {
+            case .int(let number): result = sqlite3_bind_int64(raw, index, number)
+            case .text(let text): result = sqlite3_bind_text(raw, index, text, -1, Self.transient)
+            case .null: result = sqlite3_bind_null(raw, index)
+            }
+            guard result == SQLITE_OK else { throw connection.error(result) }
+        }
+    }
+
+    /// Advances to the next row: true when there is one, false when done.
+    func step() throws(SQLiteError) -> Bool {
+        switch sqlite3_step(raw) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let result:
+            let error = connection.error(result)
+            sqlite3_reset(raw)
+            throw error
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ values: [SQLiteValue]) throws(SQLiteError) {
+        try bind(values)
+        while try step() {}
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+
+    func string(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(raw, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(raw, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+}
