@@ -82,6 +82,10 @@ let package = Package(
             name: "LogbookClient", dependencies: ["LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
 
+        // Support: command and flag declarations, and the parsing and help made from them, for
+        // both executables. No dependencies.
+        .target(name: "LogbookCommandLine", swiftSettings: strictSettings),
+
         // Benchmarks: `logbook bench` measures the real service beside baselines of the same run.
         .target(
             name: "LogbookBench",
@@ -146,6 +150,9 @@ let package = Package(
         .testTarget(
             name: "LogbookClientTests",
             dependencies: ["LogbookClient", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookCommandLineTests", dependencies: ["LogbookCommandLine"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookBenchTests",
