@@ -16,6 +16,7 @@ let package = Package(
     name: "Logbook",
     products: [
         .executable(name: "logbook", targets: ["logbook"]),
+        .executable(name: "logbook-bench", targets: ["logbook-bench"]),
         .library(name: "LogbookDomain", targets: ["LogbookDomain"]),
         .library(name: "LogbookApplication", targets: ["LogbookApplication"]),
         .library(name: "LogbookSQLite", targets: ["LogbookSQLite"]),
@@ -82,7 +83,11 @@ let package = Package(
             name: "LogbookClient", dependencies: ["LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
 
-        // Benchmarks: `logbook bench` measures the real service beside baselines of the same run.
+        // Support: command and flag declarations, and the parsing and help made from them, for
+        // both executables. No dependencies.
+        .target(name: "LogbookCommandLine", swiftSettings: strictSettings),
+
+        // Benchmarks: `logbook-bench` measures the real service beside baselines of the same run.
         .target(
             name: "LogbookBench",
             dependencies: [
@@ -92,14 +97,17 @@ let package = Package(
             path: "Benchmarks/LogbookBench",
             swiftSettings: strictSettings),
 
-        // Composition root.
+        // Composition root. No bench code and no libpq: `logbook bench` runs `logbook-bench`.
         .executableTarget(
             name: "logbook",
             dependencies: [
                 "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookZMQ",
-                "LogbookServer", "LogbookClient", "CGlibcMalloc",
-                "LogbookBench",
+                "LogbookServer", "LogbookClient", "LogbookCommandLine", "CGlibcMalloc",
             ],
+            swiftSettings: strictSettings),
+        // The bench's executable, built beside `logbook`, whose worker and query process it measures.
+        .executableTarget(
+            name: "logbook-bench", dependencies: ["LogbookBench", "LogbookCommandLine", "CGlibcMalloc"],
             swiftSettings: strictSettings),
 
         // Helpers shared by the test targets (a seeded generator, sample events, a forwarding store,
@@ -148,6 +156,13 @@ let package = Package(
             dependencies: ["LogbookClient", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
         .testTarget(
+            name: "LogbookCommandLineTests", dependencies: ["LogbookCommandLine"],
+            swiftSettings: strictSettings),
+        // The real declarations of both executables (`@testable import` of executable targets).
+        .testTarget(
+            name: "LogbookCLIDeclarationTests", dependencies: ["logbook", "logbook-bench", "LogbookCommandLine"],
+            swiftSettings: strictSettings),
+        .testTarget(
             name: "LogbookBenchTests",
             dependencies: [
                 "LogbookBench", "LogbookApplication", "LogbookDomain", "LogbookMemory", "LogbookSQLite", "LogbookJSON",
@@ -157,7 +172,8 @@ let package = Package(
         .testTarget(
             name: "LogbookEndToEndTests",
             dependencies: [
-                "logbook", "LogbookClient", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON",
+                "logbook", "logbook-bench", "LogbookClient", "LogbookZMQ", "LogbookWire", "LogbookApplication",
+                "LogbookJSON",
             ],
             swiftSettings: strictSettings),
     ]

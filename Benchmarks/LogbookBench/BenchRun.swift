@@ -3,10 +3,11 @@ import LogbookDomain
 import LogbookJSON
 import LogbookZMQ
 
-/// One run of `logbook bench`: starts the real service (this executable's `run worker` and
-/// `run query`) on free loopback ports in a scratch directory, measures every section
-/// asked for beside its baselines, stops everything it started and removes the scratch
-/// directory it made. A section that fails leaves a row saying why and the others still run.
+/// One run of `logbook-bench`: starts the real service (the `logbook` executable's
+/// `run worker` and `run query`) on free loopback ports in a scratch directory, measures
+/// every section asked for beside its baselines, stops everything it started and removes
+/// the scratch directory it made. A section that fails leaves a row saying why and the
+/// others still run.
 public final class BenchRun: Sendable {
     public let options: BenchOptions
     let executable: String
@@ -18,7 +19,8 @@ public final class BenchRun: Sendable {
     let otherDirectories = Shared<[ScratchDirectory]>([])
 
     /// - Parameters:
-    ///   - executable: the `logbook` binary to start the service from (this process's own).
+    ///   - executable: the `logbook` binary to start the service from (the one beside
+    ///     `logbook-bench`, or `--logbook PATH`).
     ///   - commandLine: how the bench was started, recorded in the report.
     public init(options: BenchOptions, executable: String, commandLine: String) throws(BenchError) {
         self.options = options

@@ -1,5 +1,6 @@
 import Dispatch
 import LogbookClient
+import LogbookCommandLine
 import LogbookJSON
 import LogbookZMQ
 import Synchronization
@@ -9,8 +10,6 @@ import Synchronization
 /// semaphore (it is not one of Swift concurrency's pool threads) while the client's own
 /// thread does the socket work.
 struct ClientSession {
-    static let options = ClientPatience.options
-
     let client: LogbookClient
 
     init(arguments: Arguments, configuration: Configuration) throws(CLIError) {
@@ -58,30 +57,4 @@ struct ClientSession {
 extension JSONObject {
     /// Whether a reply document says `"ok": true`.
     var isOK: Bool { self["ok"] == .bool(true) }
-}
-
-/// How long a client command waits for each reply (`--timeout-ms`, default 5000) and how
-/// many times it tries (`--attempts`, default 3) before it gives up with exit status 3.
-struct ClientPatience {
-    static let options: Set<String> = ["timeout-ms", "attempts"]
-
-    let timeoutMilliseconds: Int
-    let attempts: Int
-
-    init(_ arguments: Arguments) throws(CLIError) {
-        timeoutMilliseconds = try arguments.integer("timeout-ms", in: 1...600_000) ?? 5_000
-        attempts = try arguments.integer("attempts", in: 1...100) ?? 3
-    }
-
-    /// Runs `body` again (up to `attempts` times in all) while the log socket does not answer.
-    func retrying<T>(_ body: () throws(FeedFollowError) -> T) throws(FeedFollowError) -> T {
-        var attempt = 1
-        while true {
-            do {
-                return try body()
-            } catch .logUnavailable where attempt < attempts {
-                attempt += 1
-            }
-        }
-    }
 }

@@ -1,36 +1,34 @@
 import Foundation
+import LogbookCommandLine
 import LogbookServer
 import LogbookZMQ
 
 /// Where a process keeps its files and which endpoints it uses, resolved as ARCHITECTURE §2
-/// says: the flag first, then the environment, then the default.
+/// says: the flag first, then the environment, then the default, all three declared once
+/// in `settings`.
 struct Configuration {
-    static let defaultDataDirectory = "./.logbook"
-    /// The options every command takes.
-    static let sharedOptions: Set<String> = ["data-dir", "commands", "feed", "queries", "log", "log-level"]
+    /// The settings every command that works with the service takes, in the order help lists them.
+    static let settings: [OptionSpec] = [.dataDirectory, .commands, .feed, .queries, .log, .logLevel]
 
     let dataDirectory: String
     let endpoints: ServiceEndpoints
     let diagnosticsLevel: Diagnostics.Level
 
     init(arguments: Arguments, environment: [String: String]) throws(CLIError) {
-        func setting(_ option: String, _ variable: String, _ fallback: String) -> String {
-            arguments.options[option] ?? environment[variable] ?? fallback
+        func setting(_ option: OptionSpec) -> String {
+            arguments.setting(option, environment: environment) ?? ""
         }
-        dataDirectory = setting("data-dir", "LOGBOOK_DATA_DIR", Self.defaultDataDirectory)
-        let defaults = ServiceEndpoints.defaults
+        dataDirectory = setting(.dataDirectory)
         endpoints = ServiceEndpoints(
-            commands: setting("commands", "LOGBOOK_COMMANDS", defaults.commands),
-            feed: setting("feed", "LOGBOOK_FEED", defaults.feed),
-            queries: setting("queries", "LOGBOOK_QUERIES", defaults.queries),
-            log: setting("log", "LOGBOOK_LOG", defaults.log))
-        let levelName = setting("log-level", "LOGBOOK_LOG_LEVEL", "info")
+            commands: setting(.commands), feed: setting(.feed), queries: setting(.queries), log: setting(.log))
+        let levelName = setting(.logLevel)
         guard let level = Diagnostics.Level(name: levelName) else {
-            let known = Diagnostics.Level.allCases.map(\.name).joined(separator: ", ")
-            throw .usage("log level '\(levelName)' is not one of \(known)")
+            throw .usage("log level '\(levelName)' is not one of \(Self.levelNames)")
         }
         diagnosticsLevel = level
     }
+
+    static let levelNames = Diagnostics.Level.allCases.map(\.name).joined(separator: ", ")
 
     /// The event log's file inside the data directory.
     var eventLogPath: String { path("events.sqlite3") }
@@ -49,9 +47,30 @@ struct Configuration {
 
     /// The settings a child process of `logbook up` must be given to match this one.
     var childArguments: [String] {
-        [
-            "--data-dir", dataDirectory, "--commands", endpoints.commands, "--feed", endpoints.feed, "--queries",
-            endpoints.queries, "--log", endpoints.log, "--log-level", diagnosticsLevel.name,
+        let values: [(OptionSpec, String)] = [
+            (.dataDirectory, dataDirectory), (.commands, endpoints.commands), (.feed, endpoints.feed),
+            (.queries, endpoints.queries), (.log, endpoints.log), (.logLevel, diagnosticsLevel.name),
         ]
+        return values.flatMap { option, value in [option.flag, value] }
     }
+}
+
+extension OptionSpec {
+    static let dataDirectory = OptionSpec.option(
+        "data-dir", "DIR", "where the processes keep their files",
+        default: "./.logbook", environment: "LOGBOOK_DATA_DIR")
+    static let commands = OptionSpec.option(
+        "commands", "EP", "the worker's commands and Status", default: ServiceEndpoints.defaults.commands,
+        environment: "LOGBOOK_COMMANDS")
+    static let feed = OptionSpec.option(
+        "feed", "EP", "the worker's change feed", default: ServiceEndpoints.defaults.feed, environment: "LOGBOOK_FEED")
+    static let queries = OptionSpec.option(
+        "queries", "EP", "the query process's requests", default: ServiceEndpoints.defaults.queries,
+        environment: "LOGBOOK_QUERIES")
+    static let log = OptionSpec.option(
+        "log", "EP", "the worker's log reads (ReadLog)", default: ServiceEndpoints.defaults.log,
+        environment: "LOGBOOK_LOG")
+    static let logLevel = OptionSpec.option(
+        "log-level", "L", Configuration.levelNames, default: Diagnostics.Level.info.name,
+        environment: "LOGBOOK_LOG_LEVEL")
 }

@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookCommandLine
 import LogbookJSON
 import LogbookWire
 

@@ -1,11 +1,25 @@
 import Foundation
 import LogbookClient
+import LogbookCommandLine
 import LogbookJSON
 
 /// `logbook query TYPE [DATA]`: asks the query process and prints its reply as it came.
 /// `--min-position N` waits until the read models include position N (read-your-writes).
-struct QueryCommand {
-    static let options = Set(["min-position", "wait-ms"]).union(ClientSession.options)
+struct QueryCommand: ConfiguredCommand {
+    static let minPosition = OptionSpec.option(
+        "min-position", "N", "answer only once the read models include position N")
+    static let waitMs = OptionSpec.option(
+        "wait-ms", "N", "how long the query process may wait for it", default: "5000")
+
+    static let spec = CommandSpec(
+        name: "query", usage: "TYPE [DATA] [options]",
+        listings: [.init("query TYPE DATA", #"ask the query process (e.g. GetUser '{"userId":"u1"}')"#)],
+        section: .clientCommands,
+        description: """
+            Asks the query process and prints its reply: {"id","ok":true,"position","result"}.
+            Types: GetUser, ListUsers, GetPost, ListPosts, GetProduct, ListProducts, ListOrders.
+            """,
+        options: [minPosition, waitMs] + ClientPatience.options, settings: Configuration.settings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -21,8 +35,8 @@ struct QueryCommand {
             "data": try arguments.positionals.count == 2
                 ? JSONArgument.read(arguments.positionals[1], name: "DATA") : .object(JSONObject()),
         ]
-        document["minPosition"] = try arguments.integer("min-position", in: 0...Int.max).map(JSONValue.int)
-        document["timeoutMs"] = try arguments.integer("wait-ms", in: 1...60_000).map(JSONValue.int)
+        document["minPosition"] = try arguments.integer(Self.minPosition, in: 0...Int.max).map(JSONValue.int)
+        document["timeoutMs"] = try arguments.integer(Self.waitMs, in: 1...60_000).map(JSONValue.int)
         let session = try ClientSession(arguments: arguments, configuration: configuration)
         let reply = try session.request(.queries, document)
         output.out(JSONWriter.string(.object(reply)))

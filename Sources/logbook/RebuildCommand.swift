@@ -1,14 +1,24 @@
 import Foundation
 import Glibc
 import LogbookClient
+import LogbookCommandLine
 import LogbookJSON
 
 /// `logbook rebuild`: asks the query process to rebuild its read models from position 1
 /// (queries keep being answered from the old ones meanwhile), follows its progress through
 /// `Status` (a progress bar on stderr when that is a terminal), and prints
 /// `{"ok":true,"generation","position","seconds"}` once the process has switched over.
-struct RebuildCommand {
-    static let options: Set<String> = ClientSession.options
+struct RebuildCommand: ConfiguredCommand {
+    static let spec = CommandSpec(
+        name: "rebuild", usage: "[options]",
+        listings: [.init("rebuild", "rebuild the query process's read models from the log")],
+        section: .clientCommands,
+        description: """
+            Has the query process rebuild its read models from position 1. It keeps answering
+            queries from the old ones meanwhile and switches when the new ones have caught up.
+            Shows a progress bar on a terminal, then prints {"ok":true,"generation","position","seconds"}.
+            """,
+        options: ClientPatience.options, settings: Configuration.settings)
     static let pollMilliseconds: UInt32 = 100
 
     let arguments: Arguments

@@ -1,12 +1,26 @@
 import LogbookApplication
+import LogbookCommandLine
 import LogbookJSON
 import LogbookZMQ
 
 /// `logbook replay`: prints the log from a position as JSON lines, one envelope a line, in
 /// position order, read page by page from the worker's log socket (`ReadLog`), for any
 /// consumer to rebuild what it derives. Stops at the head as it was when it got there.
-struct ReplayCommand {
-    static let options = Set(["from", "limit", "topics"]).union(ClientPatience.options)
+struct ReplayCommand: ConfiguredCommand {
+    static let from = OptionSpec.option("from", "N", "the first position to print", default: "1")
+    static let limit = OptionSpec.option("limit", "N", "print at most N events")
+    static let topics = OptionSpec.option(
+        "topics", "LIST", "only these topics, comma-separated: users, posts, products, orders")
+
+    static let spec = CommandSpec(
+        name: "replay", usage: "[options]",
+        listings: [.init("replay", "print the log as JSON lines, one event envelope a line")],
+        section: .clientCommands,
+        description: """
+            Prints the log as JSON lines, one event envelope a line, in position order, read
+            from the worker's log socket, up to the head as it is when replay gets there.
+            """,
+        options: [from, limit, topics] + ClientPatience.options, settings: Configuration.settings)
     static let pageSize = 5_000
 
     let arguments: Arguments
@@ -15,9 +29,9 @@ struct ReplayCommand {
 
     func run() throws(CLIError) -> ExitStatus {
         guard arguments.positionals.isEmpty else { throw .usage("replay takes no positional arguments") }
-        var next = Int64(try arguments.integer("from", in: 1...Int.max) ?? 1)
-        var remaining = try arguments.integer("limit", in: 1...Int.max) ?? Int.max
-        let topics = try arguments.options["topics"].map { words throws(CLIError) in try TopicList.parse([words]) }
+        var next = Int64(try arguments.integer(Self.from, in: 1...Int.max) ?? 1)
+        var remaining = try arguments.integer(Self.limit, in: 1...Int.max) ?? Int.max
+        let topics = try arguments.value(Self.topics).map { words throws(CLIError) in try TopicList.parse([words]) }
         do {
             let context = try ZMQContext()
             let patience = try ClientPatience(arguments)

@@ -1,12 +1,25 @@
 import LogbookApplication
+import LogbookCommandLine
 import LogbookSQLite
 import LogbookServer
 import LogbookZMQ
 
 /// `logbook run worker` and `logbook run query`: one long-running process that serves
 /// until SIGINT or SIGTERM, then closes its sockets and files and exits 0.
-struct RunCommand {
-    static let options: Set<String> = []
+struct RunCommand: ConfiguredCommand {
+    static let spec = CommandSpec(
+        name: "run", usage: "worker|query [options]",
+        listings: [
+            .init("run worker", "the write side: commands, change feed, log reads"),
+            .init("run query", "the read side: read models and queries"),
+        ],
+        section: .processes,
+        description: """
+            Runs one process in the foreground until SIGINT or SIGTERM, logging to stderr.
+            worker: binds --commands, --feed and --log; keeps DIR/events.sqlite3.
+            query:  binds --queries, connects to --feed and --log; keeps DIR/readmodels-N.sqlite3.
+            """,
+        settings: Configuration.settings)
 
     let arguments: Arguments
     let configuration: Configuration

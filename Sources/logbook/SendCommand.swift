@@ -1,13 +1,33 @@
 import Foundation
 import LogbookClient
+import LogbookCommandLine
 import LogbookJSON
 
 /// `logbook send TYPE DATA`: sends one command to the worker and prints its reply exactly
 /// as it came: `{"id","ok":true,"position","events"}` or `{"id","ok":false,"error"}`.
 /// Exit 0 for ok, 1 for an error reply, 3 when no reply came.
-struct SendCommand {
-    static let options = Set(["id", "expected-version", "correlation-id", "causation-id"]).union(
-        ClientSession.options)
+struct SendCommand: ConfiguredCommand {
+    static let id = OptionSpec.option(
+        "id", "ID", "the command id; sending an id again returns the first outcome and appends nothing",
+        default: "a new UUID")
+    static let expectedVersion = OptionSpec.option(
+        "expected-version", "V", "an integer, any or noStream: the version the command's main stream must be at")
+    static let correlationId = OptionSpec.option("correlation-id", "ID", "the conversation the command belongs to")
+    static let causationId = OptionSpec.option("causation-id", "ID", "what caused the command")
+
+    static let spec = CommandSpec(
+        name: "send", usage: "TYPE DATA [options]",
+        listings: [
+            .init("send TYPE DATA", #"send a command (e.g. RegisterUser '{"userId":"u1",…}') and print the reply"#)
+        ],
+        section: .clientCommands,
+        description: """
+            Sends one command to the worker and prints its reply as JSON:
+            {"id","ok":true,"position","events":[…]} or {"id","ok":false,"error":{"code","message","details"}}.
+            DATA is the command's JSON object, or - to read it from standard input.
+            """,
+        options: [id, expectedVersion, correlationId, causationId] + ClientPatience.options,
+        settings: Configuration.settings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -18,16 +38,16 @@ struct SendCommand {
             throw .usage("expected a command type and its JSON data, e.g. send AddProduct '{\"productId\":\"p1\", …}'")
         }
         var document: JSONObject = [
-            "id": .string(arguments.options["id"] ?? UUID().uuidString.lowercased()),
+            "id": .string(arguments.value(Self.id) ?? UUID().uuidString.lowercased()),
             "type": .string(arguments.positionals[0]),
             "data": try JSONArgument.read(arguments.positionals[1], name: "DATA"),
         ]
-        if let expected = arguments.options["expected-version"] {
+        if let expected = arguments.value(Self.expectedVersion) {
             document["expectedVersion"] = Int(expected).map(JSONValue.int) ?? .string(expected)
         }
         var metadata = JSONObject()
-        metadata["correlationId"] = arguments.options["correlation-id"].map(JSONValue.string)
-        metadata["causationId"] = arguments.options["causation-id"].map(JSONValue.string)
+        metadata["correlationId"] = arguments.value(Self.correlationId).map(JSONValue.string)
+        metadata["causationId"] = arguments.value(Self.causationId).map(JSONValue.string)
         if metadata.count > 0 { document["metadata"] = .object(metadata) }
 
         let session = try ClientSession(arguments: arguments, configuration: configuration)

@@ -1,12 +1,22 @@
 import Foundation
 import LogbookClient
+import LogbookCommandLine
 import LogbookJSON
 
 /// `logbook status`: asks the worker and the query process for their `Status` and prints
 /// `{"worker":{…},"query":{…}}`; a process that does not answer shows as
 /// `{"unreachable":"…"}` and makes the exit status 1.
-struct StatusCommand {
-    static let options: Set<String> = ClientSession.options
+struct StatusCommand: ConfiguredCommand {
+    static let spec = CommandSpec(
+        name: "status", usage: "[options]",
+        listings: [.init("status", "show the worker's and the query process's status")],
+        section: .clientCommands,
+        description: """
+            Prints {"worker":{…},"query":{…}}: the log's head, commands accepted and rejected,
+            batch sizes; the query process's checkpoint, lag, read-model counts and rebuild state.
+            A process that does not answer shows as {"unreachable":…} and the exit status is 1.
+            """,
+        options: ClientPatience.options, settings: Configuration.settings)
 
     let arguments: Arguments
     let configuration: Configuration

@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookCommandLine
 import LogbookJSON
 import LogbookZMQ
 
@@ -7,8 +8,22 @@ import LogbookZMQ
 /// no repeat: it fills whatever the feed dropped from the log before printing anything
 /// newer. `--from N` starts at position N (resume with the last position printed + 1);
 /// without it, it starts at the log's head.
-struct SubscribeCommand {
-    static let options = Set(["from", "limit"]).union(ClientPatience.options)
+struct SubscribeCommand: ConfiguredCommand {
+    static let from = OptionSpec.option(
+        "from", "N", "start at position N; to resume, the last position printed + 1",
+        default: "the log's head, i.e. only what happens from now on")
+    static let limit = OptionSpec.option("limit", "N", "stop after N events")
+
+    static let spec = CommandSpec(
+        name: "subscribe", usage: "[TOPICS] [options]",
+        listings: [.init("subscribe [T]", "print the change feed as JSON lines (topics users,posts,products,orders)")],
+        section: .clientCommands,
+        description: """
+            Prints the change feed as JSON lines, one event envelope a line, in position order,
+            with no hole and no repeat (what the feed drops is read from the log). TOPICS is a
+            comma-separated list of users, posts, products, orders, or all (the default).
+            """,
+        options: [from, limit] + ClientPatience.options, settings: Configuration.settings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -16,8 +31,8 @@ struct SubscribeCommand {
 
     func run() throws(CLIError) -> ExitStatus {
         let topics = try TopicList.parse(arguments.positionals)
-        let from = try arguments.integer("from", in: 1...Int.max)
-        var remaining = try arguments.integer("limit", in: 1...Int.max) ?? Int.max
+        let from = try arguments.integer(Self.from, in: 1...Int.max)
+        var remaining = try arguments.integer(Self.limit, in: 1...Int.max) ?? Int.max
         let endpoints = configuration.endpoints
         let patience = try ClientPatience(arguments)
         do {

@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookCommandLine
 
 /// Topic names from the command line (`users,orders`, `all`), checked against the contract's list.
 enum TopicList {

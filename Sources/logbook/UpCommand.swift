@@ -1,10 +1,19 @@
 import Glibc
+import LogbookCommandLine
 
 /// `logbook up`: runs a worker and a query process as children (for development), both
 /// with this command's settings and its stdout and stderr. SIGINT or SIGTERM stops both;
 /// if either child ends on its own, the other is stopped too and `up` fails.
-struct UpCommand {
-    static let options: Set<String> = []
+struct UpCommand: ConfiguredCommand {
+    static let spec = CommandSpec(
+        name: "up", usage: "[options]",
+        listings: [.init("up", "run a worker and a query process (Ctrl-C stops both)")], section: .processes,
+        description: """
+            Runs a worker and a query process as child processes with these settings, both
+            logging to this terminal. Ctrl-C or SIGTERM stops both; if one ends on its own,
+            the other is stopped and up exits 3.
+            """,
+        settings: Configuration.settings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -13,7 +22,7 @@ struct UpCommand {
     func run() throws(CLIError) -> ExitStatus {
         guard arguments.positionals.isEmpty else { throw .usage("up takes no positional arguments") }
         ProcessSignals.block(including: [SIGCHLD])
-        let executable = try Self.ownExecutable()
+        let executable = try ExecutablePath.own()
         var children: [(role: String, pid: pid_t)] = []
         for role in ["worker", "query"] {
             do {
@@ -71,14 +80,6 @@ struct UpCommand {
     private static func describe(_ code: Int32) -> String {
         let signal = code & 0x7f
         return signal == 0 ? "exit status \((code >> 8) & 0xff)" : "signal \(signal)"
-    }
-
-    /// The path of the running `logbook` binary, to start children from.
-    static func ownExecutable() throws(CLIError) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { throw .unavailable("cannot find the logbook executable (/proc/self/exe)") }
-        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func spawn(_ executable: String, _ arguments: [String]) throws(CLIError) -> pid_t {

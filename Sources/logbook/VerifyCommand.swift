@@ -1,12 +1,25 @@
+import Foundation
 import LogbookApplication
+import LogbookCommandLine
 import LogbookJSON
 import LogbookSQLite
 
 /// `logbook verify`: reads the whole log through `LogAudit` and prints one JSON document:
 /// `{"ok":true,"events":N}` or `{"ok":false,"events":N,"violations":[{"position","problem"}…]}`
 /// (the first 100). Exits 1 when the log breaks a promise, so scripts can check a log.
-struct VerifyCommand {
-    static let options: Set<String> = []
+struct VerifyCommand: ConfiguredCommand {
+    static let spec = CommandSpec(
+        name: "verify", usage: "[--data-dir DIR]",
+        listings: [.init("verify", "re-check the whole log: positions, versions, stock, totals, emails")],
+        section: .workerFiles,
+        description: """
+            Reads the whole log and re-checks, independently of the code that wrote it, what
+            the service promises: positions and versions without holes, every event readable,
+            stock figures that follow from the ones before, exact order totals, and no email
+            held by two live users. Prints {"ok":true,"events":N}, or "ok":false with the
+            first 100 violations (position and problem) and exits 1.
+            """,
+        settings: Configuration.settings)
     static let pageSize = 10_000
     static let violationsShown = 100
 
@@ -16,7 +29,7 @@ struct VerifyCommand {
 
     func run() throws(CLIError) -> ExitStatus {
         guard arguments.positionals.isEmpty else { throw .usage("verify takes no positional arguments") }
-        let store = try configuration.openEventLog(create: false)
+        let store = try openEventLog()
         var audit = LogAudit()
         do throws(PagedReadError<Never>) {
             try store.forEachPage(pageSize: Self.pageSize) { page in
@@ -39,5 +52,18 @@ struct VerifyCommand {
         }
         output.out(JSONWriter.string(.object(report)))
         return audit.violations.isEmpty ? .success : .errorReply
+    }
+
+    /// Opens the event log in the data directory; it must be there already.
+    private func openEventLog() throws(CLIError) -> SQLiteEventStore {
+        let path = configuration.eventLogPath
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .unavailable("no event log at \(path) (set --data-dir or LOGBOOK_DATA_DIR)")
+        }
+        do {
+            return try SQLiteEventStore(path: path, evolution: .standard)
+        } catch {
+            throw .unavailable(error.description)
+        }
     }
 }

@@ -250,7 +250,9 @@ struct CLITests {
 
     @Test(
         "--help prints the command's own usage and exits 0",
-        arguments: ["send", "query", "subscribe", "replay", "rebuild", "status", "run", "up", "verify"])
+        arguments: [
+            "send", "query", "subscribe", "replay", "rebuild", "status", "run", "up", "verify", "version", "help",
+        ])
     func help(command: String) async throws {
         let result = try await runLogbook([command, "--help"])
         #expect(result.status == 0)

@@ -3,8 +3,8 @@ import LogbookJSON
 import LogbookZMQ
 
 /// The real service under test: `logbook run worker` and `logbook run query`, started as
-/// children of this very executable on free loopback ports with a data directory of the
-/// bench's, each answering `Status` before the bench goes on.
+/// children of the bench on free loopback ports with a data directory of the bench's, each
+/// answering `Status` before the bench goes on.
 struct LogbookService {
     let endpoints: ServiceEndpoints
     let workerPid: pid_t

@@ -34,7 +34,7 @@ enum ReportTable {
             for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
         }
         var lines = [
-            "logbook bench: \(report.commandLine)",
+            "logbook-bench: \(report.commandLine)",
             "machine: \(report.machine.summary)",
             "load average before \(report.loadBefore), after \(report.loadAfter); "
                 + "ran \(NumberFormat.decimal(report.seconds, places: 1)) s from \(report.startedAt)",

@@ -6,14 +6,15 @@ import LogbookJSON
 import LogbookZMQ
 import Testing
 
-/// Runs the `logbook` binary to its end on a thread of its own (not the cooperative pool),
-/// feeding `stdin`, and returns what it printed and its exit status.
-func runLogbook(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws
-    -> CLIResult
-{
+/// Runs the `logbook` binary (or `executable`) to its end on a thread of its own (not the
+/// cooperative pool), feeding `stdin`, and returns what it printed and its exit status.
+func runLogbook(
+    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+    executable: URL = ServiceCluster.binary
+) async throws -> CLIResult {
     try await onOwnThread("e2e-cli") {
         let process = Process()
-        process.executableURL = ServiceCluster.binary
+        process.executableURL = executable
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         for key in merged.keys where key.hasPrefix("LOGBOOK_") { merged[key] = nil }

@@ -1,0 +1,39 @@
+import LogbookCommandLine
+import LogbookZMQ
+
+/// How long a client command waits for each reply (`--timeout-ms`, default 5000) and how
+/// many times it tries (`--attempts`, default 3) before it gives up with exit status 3.
+struct ClientPatience {
+    static let defaultTimeoutMilliseconds = 5_000
+    static let defaultAttempts = 3
+    /// The flags of every client command.
+    static let options: [OptionSpec] = [.timeout, .attempts]
+
+    let timeoutMilliseconds: Int
+    let attempts: Int
+
+    init(_ arguments: Arguments) throws(CLIError) {
+        timeoutMilliseconds = try arguments.integer(.timeout, in: 1...600_000) ?? Self.defaultTimeoutMilliseconds
+        attempts = try arguments.integer(.attempts, in: 1...100) ?? Self.defaultAttempts
+    }
+
+    /// Runs `body` again (up to `attempts` times in all) while the log socket does not answer.
+    func retrying<T>(_ body: () throws(FeedFollowError) -> T) throws(FeedFollowError) -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try body()
+            } catch .logUnavailable where attempt < attempts {
+                attempt += 1
+            }
+        }
+    }
+}
+
+extension OptionSpec {
+    static let timeout = OptionSpec.option(
+        "timeout-ms", "N", "wait this long for each attempt", default: "\(ClientPatience.defaultTimeoutMilliseconds)")
+    static let attempts = OptionSpec.option(
+        "attempts", "N", "try this many times, on a fresh socket each time",
+        default: "\(ClientPatience.defaultAttempts)")
+}
