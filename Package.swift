@@ -137,7 +137,7 @@ let package = Package(
             name: "LogbookZMQTests",
             dependencies: [
                 "LogbookZMQ", "LogbookServer", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON",
-                "LogbookMemory",
+                "LogbookMemory", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(
