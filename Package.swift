@@ -140,6 +140,15 @@ let package = Package(
                 "LogbookMemory", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
+        // The worker and the query process in the test process (ipc:// sockets in a temporary
+        // folder, an in-memory log, SQLite read models), and the query thread's rules as values.
+        .testTarget(
+            name: "LogbookServerTests",
+            dependencies: [
+                "LogbookServer", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON",
+                "LogbookMemory", "LogbookSQLite", "LogbookTestSupport",
+            ],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookClientTests",
             dependencies: ["LogbookClient", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON"],
