@@ -1,5 +1,4 @@
 import LogbookApplication
-import LogbookDomain
 import LogbookJSON
 import LogbookWire
 import LogbookZMQ
@@ -10,6 +9,8 @@ import LogbookZMQ
 /// to the other threads. Queries are answered from `GenerationReader`; `Status` and
 /// `Rebuild` are answered with the `QueryStatus` of the state as it is now.
 struct QueryLoop: ~Copyable {
+    typealias Snapshot = QueryProcessState.Snapshot
+
     let router: ZMQSocket
     var reader: GenerationReader
     let state: QueryProcessState
@@ -65,7 +66,7 @@ struct QueryLoop: ~Copyable {
         }
     }
 
-    private mutating func serve(_ routed: RoutedRequest, _ snapshot: QueryProcessState.Snapshot) throws(ZMQError) {
+    private mutating func serve(_ routed: RoutedRequest, _ snapshot: Snapshot) throws(ZMQError) {
         let wire: WireRequest
         do {
             wire = try routed.wireRequest()
@@ -74,7 +75,7 @@ struct QueryLoop: ~Copyable {
         }
         switch wire.type {
         case "Status", "Rebuild": try serveStatus(routed, wire)
-        default: try serveQuery(routed, wire, snapshot)
+        default: try serveQuery(routed, wire, at: snapshot)
         }
     }
 
@@ -100,9 +101,7 @@ struct QueryLoop: ~Copyable {
 
     /// A query: answered now, parked until its position (nudging the projection thread),
     /// or refused, as `ParkedQueries` says.
-    private mutating func serveQuery(
-        _ routed: RoutedRequest, _ wire: WireRequest, _ snapshot: QueryProcessState.Snapshot
-    )
+    private mutating func serveQuery(_ routed: RoutedRequest, _ wire: WireRequest, at snapshot: Snapshot)
         throws(ZMQError)
     {
         let request: QueryRequest
@@ -133,7 +132,7 @@ struct QueryLoop: ~Copyable {
         }
     }
 
-    private mutating func status(_ snapshot: QueryProcessState.Snapshot) -> QueryStatus {
+    private mutating func status(_ snapshot: Snapshot) -> QueryStatus {
         QueryStatus(
             snapshot, uptimeSeconds: uptime.seconds, queriesAnswered: answered, queriesWaiting: parked.count,
             readModels: reader.counts())
