@@ -148,7 +148,16 @@ let package = Package(
             name: "LogbookZMQTests",
             dependencies: [
                 "LogbookZMQ", "LogbookServer", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON",
-                "LogbookMemory",
+                "LogbookMemory", "LogbookTestSupport",
+            ],
+            swiftSettings: strictSettings),
+        // The worker and the query process in the test process (ipc:// sockets in a temporary
+        // folder, an in-memory log, SQLite read models), and the query thread's rules as values.
+        .testTarget(
+            name: "LogbookServerTests",
+            dependencies: [
+                "LogbookServer", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON",
+                "LogbookMemory", "LogbookSQLite", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(

@@ -3,6 +3,7 @@ import Glibc
 import LogbookClient
 import LogbookCommandLine
 import LogbookJSON
+import LogbookWire
 
 /// `logbook rebuild`: asks the query process to rebuild its read models from position 1
 /// (queries keep being answered from the old ones meanwhile), follows its progress through
@@ -29,8 +30,7 @@ struct RebuildCommand: ConfiguredCommand {
         guard arguments.positionals.isEmpty else { throw .usage("rebuild takes no positional arguments") }
         let session = try ClientSession(arguments: arguments, configuration: configuration)
         let started = Date()
-        let before = try status(session)
-        let oldGeneration = before["generation"]?.intValue ?? 0
+        let oldGeneration = try status(session).generation
         let reply = try session.request(.queries, ["id": .string(UUID().uuidString), "type": "Rebuild"])
         guard reply.isOK else {
             output.out(JSONWriter.string(.object(reply)))
@@ -39,16 +39,13 @@ struct RebuildCommand: ConfiguredCommand {
         let bar = isatty(2) == 1 ? ProgressBar() : nil
         while true {
             let now = try status(session)
-            let rebuild = now["rebuild"]?.objectValue ?? JSONObject()
-            let generation = now["generation"]?.intValue ?? 0
-            switch rebuild["state"]?.stringValue {
-            case "failed":
+            switch now.rebuild {
+            case .failed(let reason):
                 bar?.finish()
-                let reason = rebuild["reason"]?.stringValue ?? "unknown reason"
                 output.out(
                     JSONWriter.string(["ok": false, "error": ["code": "internal", "message": .string(reason)]]))
                 return .errorReply
-            case "idle" where generation <= oldGeneration:
+            case .idle where now.generation <= oldGeneration:
                 // No rebuild under way and no new generation: the query process restarted
                 // (an unfinished rebuild is dropped at start) or never took the request.
                 bar?.finish()
@@ -62,28 +59,30 @@ struct RebuildCommand: ConfiguredCommand {
                         ],
                     ]))
                 return .errorReply
-            case "idle":
+            case .idle:
                 bar?.finish()
                 let seconds = (Date().timeIntervalSince(started) * 100).rounded() / 100
                 output.out(
                     JSONWriter.string([
-                        "ok": true, "generation": .int(generation), "position": now["checkpoint"] ?? .null,
+                        "ok": true, "generation": .int(now.generation), "position": .int(Int(now.checkpoint)),
                         "seconds": .double(seconds),
                     ]))
                 return .success
-            default:
-                bar?.show(position: rebuild["position"]?.intValue ?? 0, of: rebuild["head"]?.intValue ?? 0)
+            case .running(_, let position, let head):
+                bar?.show(position: Int(position), of: Int(head))
+                usleep(Self.pollMilliseconds * 1000)
+            case .switching:
                 usleep(Self.pollMilliseconds * 1000)
             }
         }
     }
 
-    private func status(_ session: ClientSession) throws(CLIError) -> JSONObject {
-        let reply = try session.request(.queries, ["id": .string(UUID().uuidString), "type": "Status"])
-        guard reply.isOK, case .object(let result)? = reply["result"] else {
+    private func status(_ session: ClientSession) throws(CLIError) -> QueryStatus {
+        switch try session.status(of: .queries, as: QueryStatus.self) {
+        case .status(let status): return status
+        case .refused(let reply):
             throw .unavailable("the query process did not report its status: \(JSONWriter.string(.object(reply)))")
         }
-        return result
     }
 }
 

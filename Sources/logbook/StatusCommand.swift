@@ -1,11 +1,12 @@
-import Foundation
 import LogbookClient
 import LogbookCommandLine
 import LogbookJSON
+import LogbookWire
 
 /// `logbook status`: asks the worker and the query process for their `Status` and prints
-/// `{"worker":{…},"query":{…}}`; a process that does not answer shows as
-/// `{"unreachable":"…"}` and makes the exit status 1.
+/// `{"worker":{…},"query":{…}}`, each part read back as its typed status (`WorkerStatus`,
+/// `QueryStatus`); a process that does not answer, or answers with something other than
+/// its status, shows as `{"unreachable":"…"}` and makes the exit status 1.
 struct StatusCommand: ConfiguredCommand {
     static let spec = CommandSpec(
         name: "status", usage: "[options]",
@@ -25,15 +26,18 @@ struct StatusCommand: ConfiguredCommand {
     func run() throws(CLIError) -> ExitStatus {
         guard arguments.positionals.isEmpty else { throw .usage("status takes no positional arguments") }
         let session = try ClientSession(arguments: arguments, configuration: configuration)
+        let parts: [(name: String, ask: () throws(CLIError) -> JSONValue)] = [
+            ("worker", { () throws(CLIError) in try session.status(of: .commands, as: WorkerStatus.self).json }),
+            ("query", { () throws(CLIError) in try session.status(of: .queries, as: QueryStatus.self).json }),
+        ]
         var report = JSONObject()
         var everyoneAnswered = true
-        for (name, server) in [("worker", ServerEndpoint.commands), ("query", .queries)] {
+        for part in parts {
             do {
-                let reply = try session.request(server, ["id": .string(UUID().uuidString), "type": "Status"])
-                report[name] = reply["result"] ?? .object(reply)
+                report[part.name] = try part.ask()
             } catch {
                 everyoneAnswered = false
-                report[name] = ["unreachable": .string(error.message)]
+                report[part.name] = ["unreachable": .string(error.message)]
             }
         }
         output.out(JSONWriter.string(.object(report)))

@@ -4,6 +4,7 @@ import LogbookDomain
 import LogbookJSON
 import LogbookMemory
 import LogbookServer
+import LogbookTestSupport
 import LogbookWire
 import LogbookZMQ
 import Testing
@@ -235,31 +236,5 @@ struct FeedFollowerTests {
             let value = follower.needsCatchUp
             #expect(value)
         }
-    }
-}
-
-/// A clock that moves one millisecond per reading.
-final class StepClock: Clock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var milliseconds: Int64 = 1_764_000_000_000
-
-    func now() -> Timestamp {
-        lock.lock()
-        defer { lock.unlock() }
-        milliseconds += 1
-        return Timestamp(millisecondsSinceEpoch: milliseconds)
-    }
-}
-
-/// Event ids `e1`, `e2`, …
-final class CountingIds: IDGenerator, @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-
-    func newEventId() -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        next += 1
-        return "e\(next)"
     }
 }

@@ -93,11 +93,12 @@ public final class QueryService: Sendable {
     private func runQueries(generation: Int, _ gate: StartupGate) {
         var loop: QueryLoop
         do {
-            let reader = try generations.openReader(generation: generation)
+            let reader = try GenerationReader(
+                generation: generation, generations: generations, diagnostics: diagnostics)
             let router = try ServerSockets.router(context, at: endpoints.queries)
             loop = QueryLoop(
-                router: router, reader: reader, generation: generation, generations: generations, state: state,
-                startRebuild: { [self] in startRebuild() }, clock: clock, diagnostics: diagnostics)
+                router: router, reader: reader, state: state, startRebuild: { [self] in startRebuild() },
+                clock: clock, diagnostics: diagnostics)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("queries socket", error.description))
         } catch {

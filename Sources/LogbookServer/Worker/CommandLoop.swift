@@ -14,11 +14,10 @@ struct CommandLoop: ~Copyable {
     var feed: FeedPublisher
     let handler: CommandHandler
     let store: any EventStore
-    let clock: any Clock
     let diagnostics: Diagnostics
     let maximumBatch: Int
     private var statistics = WorkerStatistics()
-    private let startedAt: Int64
+    private let uptime: Uptime
 
     init(
         router: consuming ZMQSocket, feed: consuming FeedPublisher, handler: CommandHandler, store: any EventStore,
@@ -28,10 +27,9 @@ struct CommandLoop: ~Copyable {
         self.feed = feed
         self.handler = handler
         self.store = store
-        self.clock = clock
         self.diagnostics = diagnostics
         self.maximumBatch = maximumBatch
-        startedAt = clock.now().millisecondsSinceEpoch
+        uptime = Uptime(clock)
     }
 
     /// Serves until the context is shut down.
@@ -107,9 +105,8 @@ struct CommandLoop: ~Copyable {
     }
 
     private func status(id: String) -> JSONValue {
-        let uptime = (clock.now().millisecondsSinceEpoch - startedAt) / 1000
-        let head = try? store.headPosition()
-        return WireEncoding.success(id: id, ["result": statistics.json(head: head, uptimeSeconds: uptime)])
+        let status = statistics.status(head: try? store.headPosition(), uptimeSeconds: uptime.seconds)
+        return WireEncoding.success(id: id, ["result": status.json])
     }
 
     private func reply(_ request: RoutedRequest, _ document: JSONValue) throws(ZMQError) {

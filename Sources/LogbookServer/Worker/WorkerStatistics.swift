@@ -1,5 +1,5 @@
 import LogbookApplication
-import LogbookJSON
+import LogbookWire
 
 /// What the command loop has done since it started, for `Status`. Owned by that loop.
 struct WorkerStatistics {
@@ -33,18 +33,15 @@ struct WorkerStatistics {
         rejected += 1
     }
 
-    func json(head: Int64?, uptimeSeconds: Int64) -> JSONValue {
+    /// The worker's `Status` with these counts, the log's `head` (nil when it could not be
+    /// read) and the process's uptime; the mean batch size is rounded to two decimals.
+    func status(head: Int64?, uptimeSeconds: Int64) -> WorkerStatus {
         let mean = batches == 0 ? 0 : Double(commandsInBatches) / Double(batches)
-        return [
-            "role": "worker",
-            "head": head.map { .int(Int($0)) } ?? .null,
-            "uptimeSeconds": .int(Int(uptimeSeconds)),
-            "commands": ["accepted": .int(accepted), "rejected": .int(rejected), "retries": .int(retries)],
-            "batches": [
-                "count": .int(batches), "largest": .int(largestBatch), "last": .int(lastBatch),
-                "meanSize": .double((mean * 100).rounded() / 100),
-            ],
-            "published": .int(published),
-        ]
+        return WorkerStatus(
+            head: head, uptimeSeconds: uptimeSeconds,
+            commands: WorkerStatus.Commands(accepted: accepted, rejected: rejected, retries: retries),
+            batches: WorkerStatus.Batches(
+                count: batches, largest: largestBatch, last: lastBatch, meanSize: (mean * 100).rounded() / 100),
+            published: published)
     }
 }

@@ -5,7 +5,7 @@ public import LogbookJSON
 /// A query as it arrives on the wire: `{"id","type","data","minPosition"?,"timeoutMs"?}`.
 /// With `minPosition` the answer waits until the read models have applied that position
 /// (read-your-writes), for at most `timeoutMs`.
-public struct QueryRequest: Sendable {
+public struct QueryRequest: Sendable, Equatable {
     public static let defaultTimeoutMilliseconds = 5_000
     public static let maximumTimeoutMilliseconds = 60_000
     static let wireFields: Set<String> = ["id", "type", "data", "minPosition", "timeoutMs"]
@@ -14,6 +14,15 @@ public struct QueryRequest: Sendable {
     public var query: Query
     public var minPosition: Int64
     public var timeoutMilliseconds: Int
+
+    /// A request with valid values (the wire's checks are `init(wire:)`'s).
+    public init(id: String, query: Query, minPosition: Int64 = 0, timeoutMilliseconds: Int = defaultTimeoutMilliseconds)
+    {
+        self.id = id
+        self.query = query
+        self.minPosition = minPosition
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
 
     public init(wire request: WireRequest) throws(ServiceError) {
         try request.onlyFields(Self.wireFields)

@@ -1,0 +1,89 @@
+public import LogbookJSON
+
+/// The worker's answer to `Status` (the `result` of `worker-status-reply.schema.json`): the
+/// log's head (nil when it could not be read), how long the process has run, and what its
+/// command loop has done since it started. `json` is its one JSON form, members in a fixed
+/// order; `init(json:)` reads that form back and refuses anything else.
+public struct WorkerStatus: Sendable, Equatable {
+    /// Commands answered: accepted (retries included), rejected (refused requests included).
+    public struct Commands: Sendable, Equatable {
+        public var accepted: Int
+        public var rejected: Int
+        public var retries: Int
+
+        public init(accepted: Int, rejected: Int, retries: Int) {
+            self.accepted = accepted
+            self.rejected = rejected
+            self.retries = retries
+        }
+    }
+
+    /// The group commits: how many, the largest and the last one's size, the mean size
+    /// rounded to two decimals.
+    public struct Batches: Sendable, Equatable {
+        public var count: Int
+        public var largest: Int
+        public var last: Int
+        public var meanSize: Double
+
+        public init(count: Int, largest: Int, last: Int, meanSize: Double) {
+            self.count = count
+            self.largest = largest
+            self.last = last
+            self.meanSize = meanSize
+        }
+    }
+
+    public static let role = "worker"
+
+    public var head: Int64?
+    public var uptimeSeconds: Int64
+    public var commands: Commands
+    public var batches: Batches
+    /// Feed messages sent.
+    public var published: Int
+
+    public init(head: Int64?, uptimeSeconds: Int64, commands: Commands, batches: Batches, published: Int) {
+        self.head = head
+        self.uptimeSeconds = uptimeSeconds
+        self.commands = commands
+        self.batches = batches
+        self.published = published
+    }
+
+    /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published"}`.
+    public var json: JSONValue {
+        [
+            "role": .string(Self.role),
+            "head": head.map { .int(Int($0)) } ?? .null,
+            "uptimeSeconds": .int(Int(uptimeSeconds)),
+            "commands": [
+                "accepted": .int(commands.accepted), "rejected": .int(commands.rejected),
+                "retries": .int(commands.retries),
+            ],
+            "batches": [
+                "count": .int(batches.count), "largest": .int(batches.largest), "last": .int(batches.last),
+                "meanSize": .double(batches.meanSize),
+            ],
+            "published": .int(published),
+        ]
+    }
+
+    /// Reads what `json` writes.
+    public init(json: JSONValue) throws(StatusDocumentError) {
+        let fields = try StatusFields(
+            json, at: "result", allowed: ["role", "head", "uptimeSeconds", "commands", "batches", "published"])
+        try fields.constant("role", Self.role)
+        let commands = try fields.object("commands", allowed: ["accepted", "rejected", "retries"])
+        let batches = try fields.object("batches", allowed: ["count", "largest", "last", "meanSize"])
+        self.init(
+            head: try fields.optionalInt("head").map(Int64.init), uptimeSeconds: Int64(try fields.int("uptimeSeconds")),
+            commands: Commands(
+                accepted: try commands.int("accepted"), rejected: try commands.int("rejected"),
+                retries: try commands.int("retries")),
+            batches: Batches(
+                count: try batches.int("count"), largest: try batches.int("largest"), last: try batches.int("last"),
+                meanSize: try batches.number("meanSize")),
+            published: try fields.int("published"))
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import LogbookApplication
+import LogbookMemory
+import LogbookSQLite
+import LogbookServer
+import LogbookTestSupport
+import LogbookZMQ
+import Synchronization
+
+/// A worker (over an in-memory log) and a query process (SQLite read-model generations)
+/// running in the test process, on ipc:// sockets in a temporary folder that holds the read
+/// models too. `stop()` stops both and removes the folder; call it with `defer`, which also
+/// keeps the rig alive while the test's clients talk to it.
+final class ServiceRig: Sendable {
+    let directory: URL
+    let endpoints: ServiceEndpoints
+    let generations: SQLiteReadModelGenerations
+    /// The context of the test's own sockets.
+    let context: ZMQContext
+    private let worker: WorkerService
+    private let query: QueryService
+    private let stopped = Mutex(false)
+
+    init() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let base = "ipc://\(directory.path)/"
+        let endpoints = ServiceEndpoints(
+            commands: base + "commands", feed: base + "feed", queries: base + "queries", log: base + "log")
+        let generations = SQLiteReadModelGenerations(directory: directory.path)
+        let diagnostics = Diagnostics(process: "test", threshold: .error, clock: StepClock())
+        let store = InMemoryEventStore()
+        do {
+            worker = try WorkerService(
+                endpoints: endpoints, openStore: { () throws(EventStoreError) -> any EventStore in store },
+                clock: StepClock(), ids: CountingIds(), diagnostics: diagnostics)
+            query = try QueryService(
+                endpoints: endpoints, generations: generations, clock: StepClock(), diagnostics: diagnostics)
+            context = try ZMQContext()
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        self.directory = directory
+        self.endpoints = endpoints
+        self.generations = generations
+        do {
+            try worker.start()
+            try query.start()
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    /// Stops both processes (once) and removes the folder.
+    func stop() {
+        let wasStopped = stopped.withLock { stopped in
+            defer { stopped = true }
+            return stopped
+        }
+        guard !wasStopped else { return }
+        query.stop()
+        worker.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A DEALER connected to the worker's commands socket.
+    func commandsClient() throws -> DealerClient { try DealerClient(context, endpoints.commands) }
+
+    /// A DEALER connected to the query process's queries socket.
+    func queriesClient() throws -> DealerClient { try DealerClient(context, endpoints.queries) }
+}
