@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LogbookDomain", targets: ["LogbookDomain"]),
         .library(name: "LogbookApplication", targets: ["LogbookApplication"]),
         .library(name: "LogbookSQLite", targets: ["LogbookSQLite"]),
+        .library(name: "LogbookPostgres", targets: ["LogbookPostgres"]),
         .library(name: "LogbookJSON", targets: ["LogbookJSON"]),
         .library(name: "LogbookWire", targets: ["LogbookWire"]),
         .library(name: "LogbookZMQ", targets: ["LogbookZMQ"]),
@@ -58,6 +59,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "LogbookSQLite", dependencies: ["LogbookApplication", "CSQLite"],
+            swiftSettings: strictSettings),
+        // The scale-out log: PostgreSQL through libpq, shared by workers in many processes.
+        .target(
+            name: "LogbookPostgres", dependencies: ["LogbookApplication", "CPostgres"],
             swiftSettings: strictSettings),
 
         // Interface adapters, wire: the JSON framing of requests, replies, envelopes and log
@@ -111,10 +116,10 @@ let package = Package(
             swiftSettings: strictSettings),
 
         // Helpers shared by the test targets (a seeded generator, sample events, a forwarding store,
-        // raw SQL on a log file); not shipped.
+        // raw SQL on SQLite files and PostgreSQL databases, throwaway test databases); not shipped.
         .target(
             name: "LogbookTestSupport",
-            dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON", "CSQLite"],
+            dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON", "CSQLite", "CPostgres"],
             path: "Tests/LogbookTestSupport",
             swiftSettings: strictSettings),
         .testTarget(
@@ -131,7 +136,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "EventStoreContractTests",
-            dependencies: ["LogbookApplication", "LogbookMemory", "LogbookSQLite", "CSQLite", "LogbookTestSupport"],
+            dependencies: [
+                "LogbookApplication", "LogbookMemory", "LogbookSQLite", "LogbookPostgres", "CSQLite",
+                "LogbookTestSupport",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "ReadModelContractTests",

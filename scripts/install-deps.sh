@@ -4,7 +4,10 @@
 # is expected to be on PATH already.
 set -euo pipefail
 
-packages=(libsqlite3-dev libzmq3-dev libpq-dev pkg-config sqlite3)
+# postgresql (15 in Debian 12) brings the server binaries under /usr/lib/postgresql and the
+# postgres user, for the tests' throwaway cluster (scripts/test-postgres.sh); the tests use
+# no system cluster or service.
+packages=(libsqlite3-dev libzmq3-dev libpq-dev pkg-config sqlite3 postgresql)
 
 missing=()
 for package in "${packages[@]}"; do

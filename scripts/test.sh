@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: checks formatting and that docs/architecture.md's table of targets
-# matches Package.swift, builds every target and test with warnings as
-# errors, runs all tests (XCTest and Swift Testing) once, checks every message kind on the
-# wire against schemas/, runs `logbook-bench --quick` as a smoke test and runs the Python
+# matches Package.swift, builds every target and test with warnings as errors, runs all
+# tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
+# (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too,
+# checks every message kind on the wire against schemas/, runs `logbook-bench --quick` as a smoke test and runs the Python
 # example (each against a real worker and query process), then starts the local cluster of deploy/ (a worker and two
 # query processes) and checks that both query processes answer. This is what CI runs.
 set -euo pipefail
@@ -10,6 +11,11 @@ cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
 python3 scripts/check-architecture-doc.py
 swift build --build-tests -Xswiftc -warnings-as-errors
+# The PostgreSQL tests must run here: a missing server fails them rather than skipping them.
+# A cluster the developer started stays up; one started here is stopped on the way out.
+if ! ./scripts/test-postgres.sh url >/dev/null 2>&1; then trap './scripts/test-postgres.sh stop' EXIT; fi
+eval "$(./scripts/test-postgres.sh start)"
+export LOGBOOK_REQUIRE_POSTGRES=1
 swift test --skip-build
 LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py
 # The benchmark once at small sizes, as a smoke test (no thresholds; figures on CI mean nothing).

@@ -2,35 +2,51 @@ import CSQLite
 import Foundation
 import LogbookApplication
 import LogbookMemory
+import LogbookPostgres
 import LogbookSQLite
 import LogbookTestSupport
 import Synchronization
 import Testing
 
-/// The implementations every contract test runs against.
+/// The implementations every contract test runs against. PostgreSQL joins when a test
+/// server is configured (`PostgresTestServer`), or is required.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory, sqlite
+    case memory, sqlite, postgres
+
+    static var allCases: [StoreKind] {
+        PostgresTestServer.isEnabled ? [.memory, .sqlite, .postgres] : [.memory, .sqlite]
+    }
 
     var testDescription: String { rawValue }
 }
 
 /// One store under test, with what the contract needs beyond the protocol: reopening
-/// (for durability) and raw tampering (for the append-only guarantee).
+/// (for durability) and raw tampering (for the append-only guarantee). A PostgreSQL store
+/// gets a database of its own, dropped when neither the harness nor the store needs it.
 final class StoreHarness {
     let kind: StoreKind
     private(set) var store: any EventStore
     let directory: URL?
+    let database: PostgresTestDatabase?
 
     init(_ kind: StoreKind) throws {
         self.kind = kind
         switch kind {
         case .memory:
             directory = nil
+            database = nil
             store = InMemoryEventStore()
         case .sqlite:
             let directory = try TemporaryDirectory.make()
             self.directory = directory
+            database = nil
             store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite3").path)
+        case .postgres:
+            directory = nil
+            let database = try PostgresTestDatabase()
+            self.database = database
+            store = DatabaseHoldingStore(
+                inner: try PostgresEventStore(connectionString: database.connectionString), database: database)
         }
     }
 
@@ -42,16 +58,37 @@ final class StoreHarness {
 
     /// Closes and reopens the store; the in-memory store has nothing to reopen, so it stays.
     func reopen() throws {
+        if let database {
+            store = InMemoryEventStore()  // drop the old connection before opening a new one
+            store = DatabaseHoldingStore(
+                inner: try PostgresEventStore(connectionString: database.connectionString), database: database)
+        }
         guard kind == .sqlite, let databasePath else { return }
         store = InMemoryEventStore()  // drop the old connection before opening a new one
         store = try SQLiteEventStore(path: databasePath)
     }
 
-    /// Runs raw SQL against the file behind the store; nil when the store has no file.
+    /// Runs raw SQL against the file or database behind the store, on a connection of its
+    /// own; nil when the store has neither.
     func rawSQL(_ sql: String) -> RawSQLResult? {
+        if let database { return RawSQLResult(postgres: database.connectionString, sql: sql) }
         guard let databasePath else { return nil }
         return RawSQLResult(path: databasePath, sql: sql)
     }
+}
+
+/// A PostgreSQL store that keeps its test database alive as long as the store is: tests
+/// often keep only the store and let the harness go.
+final class DatabaseHoldingStore: ForwardingEventStore {
+    let inner: any EventStore
+    let database: PostgresTestDatabase
+
+    init(inner: any EventStore, database: PostgresTestDatabase) {
+        self.inner = inner
+        self.database = database
+    }
+
+    func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] { try inner.append(batch) }
 }
 
 enum TemporaryDirectory {

@@ -2,6 +2,7 @@ import CSQLite
 
 /// SQL run through a raw SQLite connection of its own, beside whatever store has the file
 /// open: how tests damage files, read pragmas and check what the database itself refuses.
+/// (`init(postgres:sql:)` does the same on a PostgreSQL database.)
 public struct RawSQLResult {
     public let code: Int32
     public let message: String
@@ -17,6 +18,11 @@ public struct RawSQLResult {
         message = error.map { String(cString: $0) } ?? ""
         sqlite3_free(error)
         sqlite3_close(db)
+    }
+
+    init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
     }
 
     public var succeeded: Bool { code == SQLITE_OK }

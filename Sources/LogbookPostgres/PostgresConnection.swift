@@ -1,0 +1,178 @@
+import CPostgres
+import Glibc
+
+/// A failed libpq call: the server's SQLSTATE when it answered with an error, and one line
+/// of text (libpq's messages span lines; they are joined, and never contain a password).
+struct PostgresError: Error, CustomStringConvertible {
+    /// The five-character SQLSTATE, or nil when the server did not answer (connection trouble).
+    let sqlState: String?
+    let message: String
+    /// The connection is gone (the server closed it, restarted or cannot be reached).
+    let connectionLost: Bool
+
+    var description: String { sqlState.map { "\(message) (SQLSTATE \($0))" } ?? message }
+
+    /// Connection trouble, shutdown, lack of resources, a serialisation failure or a deadlock:
+    /// worth retrying later.
+    var isTransient: Bool {
+        guard !connectionLost, let sqlState else { return true }
+        return ["08", "53", "57", "58", "40"].contains(String(sqlState.prefix(2)))
+    }
+
+    /// libpq's text on one line.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces }.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        var text = self
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return text
+    }
+}
+
+/// One libpq connection, closed with the object. Not thread-safe: its owner serialises
+/// access (the event store keeps it behind a mutex). Every statement is sent with text
+/// parameters and read back as text; a statement outside an explicit transaction is its
+/// own transaction, committed before the call returns.
+final class PostgresConnection {
+    private let handle: OpaquePointer
+
+    /// Connects with `connectionString` (a `postgresql://` URI or `key=value` pairs). Unless
+    /// the string says otherwise, gives up on connecting after 10 seconds; the client encoding
+    /// is always UTF-8, so text goes in and out byte for byte.
+    init(connectionString: String) throws(PostgresError) {
+        if let problem = Self.malformation(of: connectionString) {
+            throw PostgresError(sqlState: nil, message: problem, connectionLost: false)
+        }
+        // Later entries override earlier ones: the string's own settings override the first
+        // two defaults, and nothing overrides the client encoding.
+        let keywords = ["connect_timeout", "fallback_application_name", "dbname", "client_encoding"]
+        let values = ["10", "logbook", connectionString, "UTF8"]
+        let connection = Self.withCStrings(keywords) { keywords in
+            Self.withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let connection else {
+            throw PostgresError(sqlState: nil, message: "libpq could not allocate a connection", connectionLost: true)
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = PostgresError.oneLine(String(cString: PQerrorMessage(connection)))
+            PQfinish(connection)
+            throw PostgresError(sqlState: nil, message: message, connectionLost: true)
+        }
+        handle = connection
+        // Notices (NOTICE, WARNING) would go to stderr; the store has nothing to tell the user.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// Why libpq cannot parse `connectionString`, or nil when it can.
+    static func malformation(of connectionString: String) -> String? {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(connectionString, &error) else {
+            let message = error.map { PostgresError.oneLine(String(cString: $0)) } ?? "cannot be parsed"
+            PQfreemem(error)
+            return "malformed connection string: \(message)"
+        }
+        PQconninfoFree(options)
+        return nil
+    }
+
+    /// The connection's settings that `connectionString` names, without a password: the
+    /// database, host and port a message about it should mention.
+    static func target(of connectionString: String) -> String {
+        guard let options = PQconninfoParse(connectionString, nil) else { return "PostgreSQL (unparsable address)" }
+        defer { PQconninfoFree(options) }
+        var settings: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { settings[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        let host = settings["hostaddr"] ?? settings["host"] ?? "the default socket"
+        let port = settings["port"].map { ":\($0)" } ?? ""
+        let database = settings["dbname"] ?? settings["user"] ?? "the default database"
+        return "PostgreSQL database \"\(database)\" at \(host)\(port)"
+    }
+
+    /// The connection no longer works (the server closed it); a new one must be made.
+    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+
+    /// A setting the server reports at connection time (`server_encoding`, `server_version`, …).
+    func parameterStatus(_ name: String) -> String? {
+        PQparameterStatus(handle, name).map { String(cString: $0) }
+    }
+
+    /// Runs one or more statements without parameters (DDL, `BEGIN`, `COMMIT`).
+    func execute(_ sql: String) throws(PostgresError) {
+        _ = try check(PQexec(handle, sql))
+    }
+
+    /// Runs one statement with text parameters (`$1`, `$2`, …; nil is NULL) and returns its rows.
+    func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> PostgresRows {
+        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for copy in copies { free(copy) } }
+        let result = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+            PQexecParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
+        }
+        return try check(result)
+    }
+
+    /// The rows of a successful result; the error of a failed one.
+    private func check(_ result: OpaquePointer?) throws(PostgresError) -> PostgresRows {
+        guard let result else {
+            throw PostgresError(
+                sqlState: nil, message: PostgresError.oneLine(String(cString: PQerrorMessage(handle))),
+                connectionLost: isBroken)
+        }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let message = PostgresError.oneLine(String(cString: PQresultErrorMessage(result)))
+            PQclear(result)
+            throw PostgresError(sqlState: state, message: message, connectionLost: isBroken)
+        }
+        return PostgresRows(result)
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        return body(copies.map { UnsafePointer($0) } + [nil])
+    }
+}
+
+/// The rows a statement returned, as text; freed with the object.
+final class PostgresRows {
+    private let result: OpaquePointer
+
+    init(_ result: OpaquePointer) { self.result = result }
+
+    deinit { PQclear(result) }
+
+    var count: Int { Int(PQntuples(result)) }
+
+    func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
+
+    /// The value as UTF-8 text ("" for NULL).
+    func string(_ row: Int, _ column: Int) -> String {
+        guard let value = PQgetvalue(result, Int32(row), Int32(column)) else { return "" }
+        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+        return value.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    func optionalString(_ row: Int, _ column: Int) -> String? { isNull(row, column) ? nil : string(row, column) }
+
+    /// The value as an integer (0 for NULL or text that is not one).
+    func int64(_ row: Int, _ column: Int) -> Int64 { Int64(string(row, column)) ?? 0 }
+
+    func optionalInt64(_ row: Int, _ column: Int) -> Int64? { isNull(row, column) ? nil : int64(row, column) }
+}

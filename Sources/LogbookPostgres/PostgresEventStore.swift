@@ -1,0 +1,274 @@
+public import LogbookApplication
+import Synchronization
+
+/// The event log in a PostgreSQL database, shared by any number of stores in any number of
+/// processes and hosts (the scale-out backend). Keeps every promise of `EventStore` across
+/// all of them at once:
+///
+/// - a batch is appended by one call of the server-side function `logbook_append` (one round
+///   trip, its own transaction, committed with `synchronous_commit` on before it returns);
+/// - positions run 1, 2, 3 … without holes, in commit order, however many writers commit
+///   at once and whatever rolls back (see `PostgresSchema` for how, `read` for why readers
+///   never see a gap);
+/// - a command id is appended once even when several stores send it at the same moment:
+///   the second waits for the first to commit and answers its record (`.duplicate`);
+/// - the database itself refuses to change or remove events and command records.
+///
+/// Opening creates or migrates the schema, and refuses a malformed connection string, an
+/// unreachable server, a failed login, another program's database and a newer schema with
+/// a one-line `EventStoreError`. One connection per store, behind a mutex; calls block. A
+/// call on a connection the server dropped fails with `.unavailable` (an append's outcome
+/// is then unknown: retry it with the same command ids) and the next call reconnects.
+public final class PostgresEventStore: EventStore {
+    /// The database, host and port, for messages (never the password).
+    public let target: String
+    private let connectionString: String
+    private let connection: Mutex<PostgresConnection?>
+    private let evolution: EventEvolution
+
+    /// Opens (creating or migrating if needed) the log in the database `connectionString`
+    /// names: a `postgresql://user@host:port/database` URI or `key=value` pairs, as libpq reads them.
+    public init(connectionString: String, evolution: EventEvolution = .standard) throws(EventStoreError) {
+        if let problem = PostgresConnection.malformation(of: connectionString) { throw .invalidRequest(problem) }
+        let target = PostgresConnection.target(of: connectionString)
+        self.target = target
+        self.connectionString = connectionString
+        self.evolution = evolution
+        let connection = try Self.connect(connectionString, target: target)
+        do {
+            try PostgresPreparation.prepare(connection, target: target)
+        } catch let error as EventStoreError {
+            throw error
+        } catch let error as PostgresError {
+            throw Self.storeError(error, target: target)
+        } catch {
+            throw .failed("\(target): \(error)")
+        }
+        self.connection = Mutex(connection)
+    }
+
+    /// A new connection with the session settings appends rely on: READ COMMITTED (each
+    /// statement of the append function sees what committed while it waited for a lock)
+    /// and `synchronous_commit` at least `on` (the commit is flushed before the call returns).
+    private static func connect(_ connectionString: String, target: String) throws(EventStoreError)
+        -> PostgresConnection
+    {
+        do {
+            let connection = try PostgresConnection(connectionString: connectionString)
+            try connection.execute(
+                "SET default_transaction_isolation TO 'read committed'; "
+                    + "SELECT set_config('synchronous_commit', 'on', false) "
+                    + "WHERE current_setting('synchronous_commit') IN ('off', 'local')")
+            return connection
+        } catch {
+            throw storeError(error, target: target)
+        }
+    }
+
+    static func storeError(_ error: PostgresError, target: String) -> EventStoreError {
+        if error.isTransient { return .unavailable("\(target): \(error)") }
+        if let state = error.sqlState, ["XX001", "XX002"].contains(state) { return .corrupt("\(target): \(error)") }
+        return .failed("\(target): \(error)")
+    }
+
+    /// Runs `body` on the connection, connecting first when there is none or the server
+    /// dropped it; libpq's errors and unreadable events become `EventStoreError`s.
+    private func withConnection<T: Sendable>(
+        _ body: @Sendable (PostgresConnection) throws -> T
+    ) throws(EventStoreError) -> T {
+        let result: Result<T, any Error> = connection.withLock { slot in
+            if slot == nil || slot?.isBroken == true {
+                slot = nil
+                do {
+                    slot = try Self.connect(connectionString, target: target)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            guard let connection = slot else { return .failure(EventStoreError.unavailable(target)) }
+            do {
+                return .success(try body(connection))
+            } catch {
+                if connection.isBroken { slot = nil }
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error as EventStoreError): throw error
+        case .failure(let error as PostgresError): throw Self.storeError(error, target: target)
+        case .failure(let error as UnreadableEvent):
+            throw .unreadableEvent(position: error.position, reason: error.cause.description)
+        case .failure(let error): throw .failed("\(target): \(error)")
+        }
+    }
+
+    /// A stored event that `evolution` cannot bring to the current shape.
+    private struct UnreadableEvent: Error {
+        var position: Int64
+        var cause: EventUpcastError
+    }
+
+    // MARK: Append
+
+    public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
+        if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
+        guard !batch.isEmpty else { return [] }
+        let parameter = PostgresParameters.batch(batch, evolution: evolution)
+        return try withConnection { [evolution, target] db in
+            let rows = try db.query(
+                "SELECT ordinal, outcome, at_position, detail, actual, versions FROM logbook_append($1::jsonb)",
+                [parameter])
+            guard rows.count == batch.count else {
+                throw EventStoreError.failed("\(target): logbook_append answered \(rows.count) of \(batch.count)")
+            }
+            return try batch.enumerated().map { index, request throws -> AppendResult in
+                try Self.result(of: request, row: index, rows, db, evolution)
+            }
+        }
+    }
+
+    /// The result the function's row `row` reports for `request`. Duplicates are read back
+    /// after the commit: a record, once committed, never changes.
+    private static func result(
+        of request: AppendRequest, row: Int, _ rows: PostgresRows, _ db: PostgresConnection,
+        _ evolution: EventEvolution
+    ) throws -> AppendResult {
+        switch rows.string(row, 1) {
+        case "committed":
+            let position = rows.int64(row, 2)
+            if let answer = request.answer {
+                return .committed(.answered(commandId: request.commandId, position: position, answer: answer))
+            }
+            let versions = rows.string(row, 5).dropFirst().dropLast().split(separator: ",").compactMap { Int($0) }
+            guard versions.count == request.events.count else {
+                throw EventStoreError.failed(
+                    "logbook_append returned \(versions.count) versions for \(request.commandId)")
+            }
+            let events = zip(request.events, versions).enumerated().map { offset, pair in
+                RecordedEvent(
+                    position: position + Int64(offset), eventId: pair.0.eventId, stream: pair.0.stream,
+                    version: pair.1, type: pair.0.type, data: pair.0.data, metadata: request.metadata,
+                    recordedAt: pair.0.recordedAt)
+            }
+            return .committed(.appended(CommittedCommand(commandId: request.commandId, events: events)))
+        case "duplicate":
+            do {
+                guard let record = try commandRecord(request.commandId, db, evolution) else {
+                    throw EventStoreError.failed("the record of \(request.commandId) vanished")
+                }
+                return .duplicate(record)
+            } catch let error as UnreadableEvent {
+                return .unreadableRecord(
+                    .unreadableEvent(position: error.position, reason: error.cause.description))
+            }
+        case "conflict":
+            let stream = rows.string(row, 3)
+            return .conflict(
+                VersionConflict(
+                    stream: stream, expected: request.expectations[stream] ?? .any, actual: Int(rows.int64(row, 4))))
+        case "abandoned":
+            return .abandoned(dependency: rows.string(row, 3))
+        case let other:
+            throw EventStoreError.failed("logbook_append answered '\(other)' for \(request.commandId)")
+        }
+    }
+
+    // MARK: Reads
+    //
+    // Why a plain `WHERE position >= $1 ORDER BY position` never shows a reader position
+    // P + 1 while P is still invisible: positions are assigned only by an append holding
+    // the head row's lock, which it keeps until its COMMIT has been flushed and made visible
+    // (PostgreSQL releases a transaction's locks after that). The append that assigns P + 1
+    // therefore starts numbering only after the one holding P has committed (or rolled back,
+    // taking its bump of the head with it), so commits happen in position order and every
+    // snapshot sees a prefix 1 … H of the log. No reader waits out a gap, because there is none.
+
+    private static let columns =
+        "position, event_id, stream, version, type, data, command_id, correlation_id, causation_id, recorded_at, "
+        + "data_version"
+
+    /// `columns` of the `events` table called `e`.
+    private static let eventColumns = columns.split(separator: ", ").map { "e.\($0)" }.joined(separator: ", ")
+
+    /// The events in `rows` from column `first` on (laid out as `columns`), each in its
+    /// type's current shape.
+    private static func events(_ rows: PostgresRows, from first: Int = 0, _ evolution: EventEvolution) throws
+        -> [RecordedEvent]
+    {
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(rows.count)
+        for row in 0..<rows.count where !rows.isNull(row, first) {
+            let position = rows.int64(row, first)
+            let type = rows.string(row, first + 4)
+            let data: String
+            do {
+                data = try evolution.upcast(
+                    type: type, version: Int(rows.int64(row, first + 10)), data: rows.string(row, first + 5))
+            } catch {
+                throw UnreadableEvent(position: position, cause: error)
+            }
+            events.append(
+                RecordedEvent(
+                    position: position, eventId: rows.string(row, first + 1), stream: rows.string(row, first + 2),
+                    version: Int(rows.int64(row, first + 3)), type: type, data: data,
+                    metadata: EventMetadata(
+                        commandId: rows.string(row, first + 6), correlationId: rows.string(row, first + 7),
+                        causationId: rows.string(row, first + 8)),
+                    recordedAt: rows.int64(row, first + 9)))
+        }
+        return events
+    }
+
+    private static func commandRecord(_ commandId: String, _ db: PostgresConnection, _ evolution: EventEvolution)
+        throws -> CommandRecord?
+    {
+        let rows = try db.query(
+            "SELECT c.first_position, c.last_position, c.answer, \(eventColumns) FROM commands AS c LEFT JOIN events AS e ON e.position BETWEEN c.first_position AND c.last_position "
+                + "WHERE c.command_id = $1 ORDER BY e.position",
+            [commandId])
+        guard rows.count > 0 else { return nil }
+        guard !rows.isNull(0, 0) else {
+            return .answered(commandId: commandId, position: rows.int64(0, 1), answer: rows.string(0, 2))
+        }
+        return .appended(CommittedCommand(commandId: commandId, events: try events(rows, from: 3, evolution)))
+    }
+
+    public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
+        try withConnection { [evolution] db in
+            try Self.events(
+                db.query(
+                    "SELECT \(Self.columns) FROM events WHERE stream = $1 AND version >= $2::bigint "
+                        + "ORDER BY version LIMIT $3::bigint",
+                    [stream, String(fromVersion), String(max(limit, 0))]), evolution)
+        }
+    }
+
+    public func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
+        -> [RecordedEvent]
+    {
+        try withConnection { [evolution] db in
+            let limit = String(max(limit, 0))
+            guard let categories else {
+                return try Self.events(
+                    db.query(
+                        "SELECT \(Self.columns) FROM events WHERE position >= $1::bigint ORDER BY position "
+                            + "LIMIT $2::bigint",
+                        [String(fromPosition), limit]), evolution)
+            }
+            return try Self.events(
+                db.query(
+                    "SELECT \(Self.columns) FROM events WHERE position >= $1::bigint AND category = ANY ($2::text[]) "
+                        + "ORDER BY position LIMIT $3::bigint",
+                    [String(fromPosition), PostgresParameters.textArray(categories.sorted()), limit]), evolution)
+        }
+    }
+
+    public func headPosition() throws(EventStoreError) -> Int64 {
+        try withConnection { db in try db.query("SELECT position FROM log_head").int64(0, 0) }
+    }
+
+    public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
+        try withConnection { [evolution] db in try Self.commandRecord(commandId, db, evolution) }
+    }
+}

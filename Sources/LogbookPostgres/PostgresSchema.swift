@@ -1,0 +1,288 @@
+/// The event log's objects in a PostgreSQL database, and the function that appends a batch.
+///
+/// - `events`: one row per event, `position` 1, 2, 3 … and `UNIQUE (stream, version)`;
+///   `data` is text, stored byte for byte as given (never `jsonb`), with the `data_version`
+///   of its type it was written under (see `EventEvolution`).
+/// - `commands`: one row per recorded command id: the range of its events, or the answer a
+///   command that appended nothing got and the head at that moment.
+/// - `log_head`: one row, the last assigned position. Every append that adds events bumps
+///   it after deciding everything else and holds its row lock until COMMIT, so positions are
+///   assigned in commit order and a rolled-back append takes its bump back with it.
+/// - `streams`: one row per stream, its version; the row is the lock an append takes (in
+///   sorted order) on every stream it reads or writes.
+/// - `command_claims` (unlogged): a row per command id of an append in flight, inserted
+///   first and deleted in the same transaction, so that a second writer of the same id waits
+///   for the first to finish and then finds its record.
+/// - `logbook_schema`: one row naming the application and the schema version.
+///
+/// Statement triggers make the database refuse UPDATE, DELETE and TRUNCATE of events and
+/// command records (message "… are append-only …"), removing the head or a stream's row,
+/// and moving either backwards.
+enum PostgresSchema {
+    /// What `logbook_schema.application` says in a Logbook log.
+    static let application = "logbook event log"
+    static let version = 1
+
+    /// The statements that bring a database of schema version `key` to `key + 1`, run in
+    /// the opening transaction. None yet: version 1 is the first.
+    static let migrations: [Int: String] = [:]
+
+    /// Everything a new log needs, in one transaction.
+    static let create =
+        tables + triggers + append
+        + "INSERT INTO logbook_schema (application, version) VALUES ('\(application)', \(version));\n"
+
+    static let tables = """
+        CREATE TABLE logbook_schema (
+            only_row    boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+            application text    NOT NULL,
+            version     integer NOT NULL CHECK (version >= 1)
+        );
+        CREATE TABLE events (
+            position       bigint  PRIMARY KEY CHECK (position >= 1),
+            event_id       text    NOT NULL,
+            stream         text    NOT NULL,
+            category       text    NOT NULL,
+            version        integer NOT NULL CHECK (version >= 1),
+            type           text    NOT NULL,
+            data           text    NOT NULL,
+            command_id     text    NOT NULL,
+            correlation_id text    NOT NULL,
+            causation_id   text    NOT NULL,
+            recorded_at    bigint  NOT NULL,
+            data_version   integer NOT NULL CHECK (data_version >= 1),
+            UNIQUE (stream, version)
+        );
+        CREATE INDEX events_by_category ON events (category, position);
+        CREATE TABLE commands (
+            command_id     text   PRIMARY KEY,
+            first_position bigint,
+            last_position  bigint NOT NULL CHECK (last_position >= 0),
+            answer         text,
+            CHECK ((first_position IS NULL) = (answer IS NOT NULL)),
+            CHECK (first_position IS NULL OR first_position BETWEEN 1 AND last_position),
+            CHECK (answer IS NULL OR answer::json IS NOT NULL)
+        );
+        CREATE TABLE log_head (
+            only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+            position bigint  NOT NULL CHECK (position >= 0)
+        );
+        INSERT INTO log_head (position) VALUES (0);
+        CREATE TABLE streams (
+            stream  text    PRIMARY KEY,
+            version integer NOT NULL CHECK (version >= 0)
+        );
+        CREATE UNLOGGED TABLE command_claims (command_id text PRIMARY KEY);
+        """
+
+    static let triggers = """
+        CREATE FUNCTION logbook_refuse() RETURNS trigger LANGUAGE plpgsql AS $refuse$
+        BEGIN
+            RAISE EXCEPTION '%', TG_ARGV[0] USING ERRCODE = 'integrity_constraint_violation';
+        END
+        $refuse$;
+        CREATE TRIGGER events_are_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON events
+            FOR EACH STATEMENT EXECUTE FUNCTION logbook_refuse('events are append-only: UPDATE, DELETE and TRUNCATE are refused');
+        CREATE TRIGGER commands_are_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON commands
+            FOR EACH STATEMENT EXECUTE FUNCTION logbook_refuse('command records are append-only: UPDATE, DELETE and TRUNCATE are refused');
+        CREATE TRIGGER log_head_stays BEFORE DELETE OR TRUNCATE ON log_head
+            FOR EACH STATEMENT EXECUTE FUNCTION logbook_refuse('the log head cannot be removed');
+        CREATE TRIGGER log_head_moves_forward BEFORE UPDATE ON log_head
+            FOR EACH ROW WHEN (NEW.position < OLD.position)
+            EXECUTE FUNCTION logbook_refuse('the log head only moves forward');
+        CREATE TRIGGER streams_stay BEFORE DELETE OR TRUNCATE ON streams
+            FOR EACH STATEMENT EXECUTE FUNCTION logbook_refuse('stream versions cannot be removed');
+        CREATE TRIGGER streams_move_forward BEFORE UPDATE ON streams
+            FOR EACH ROW WHEN (NEW.version < OLD.version OR NEW.stream <> OLD.stream)
+            EXECUTE FUNCTION logbook_refuse('stream versions only move forward');
+        """
+
+    /// `logbook_append(batch jsonb)`: the whole append of a batch in one statement (one
+    /// round trip; outside an explicit transaction it is its own transaction, committed
+    /// before the call returns). `batch` is an array with one element per request:
+    /// `[commandId, correlationId, causationId, answer or null, [[stream, expected]…],
+    /// [dependency…], [[eventId, stream, category, type, data, recordedAt, dataVersion]…]]`,
+    /// expectations and dependencies in the order they are to be checked, `expected` -1 for
+    /// any, 0 for no stream, n for exactly n. One row per request comes back, in order:
+    /// `committed` (at_position: the first event's position, or the head for an answer;
+    /// versions: each event's stream version), `duplicate`, `conflict` (detail: the stream,
+    /// actual: its version) or `abandoned` (detail: the dependency).
+    ///
+    /// Lock order, the same in every append so that two never wait for each other: the
+    /// command ids' claims (sorted), then the stream rows (sorted, created at version 0 when
+    /// missing), then, last, the head row.
+    static let append = """
+        CREATE FUNCTION logbook_append(batch jsonb)
+        RETURNS TABLE (ordinal integer, outcome text, at_position bigint, detail text, actual integer, versions integer[])
+        LANGUAGE plpgsql AS $append$
+        #variable_conflict use_column
+        DECLARE
+            v_ids             text[];
+            v_recorded        text[];
+            v_committed       text[] := '{}';
+            v_streams         text[];
+            v_versions        integer[];
+            v_request         jsonb;
+            v_item            jsonb;
+            v_id              text;
+            v_missing         text;
+            v_slot            integer;
+            v_expected        integer;
+            v_refused         boolean;
+            v_base            bigint;
+            v_first           integer;
+            n_requests        integer := 0;
+            n_events          integer := 0;
+            n_commands        integer := 0;
+            e_event_id        text[] := '{}';
+            e_stream          text[] := '{}';
+            e_category        text[] := '{}';
+            e_version         integer[] := '{}';
+            e_type            text[] := '{}';
+            e_data            text[] := '{}';
+            e_command         text[] := '{}';
+            e_correlation     text[] := '{}';
+            e_causation       text[] := '{}';
+            e_recorded_at     bigint[] := '{}';
+            e_data_version    integer[] := '{}';
+            c_id              text[] := '{}';
+            c_first           integer[] := '{}';
+            c_last            integer[] := '{}';
+            c_answer          text[] := '{}';
+            r_outcome         text[] := '{}';
+            r_first           integer[] := '{}';
+            r_last            integer[] := '{}';
+            r_detail          text[] := '{}';
+            r_actual          integer[] := '{}';
+        BEGIN
+            -- 1. Claim every command id, in sorted order. A writer in flight with the same id holds
+            --    an uncommitted claim, so this insert waits until that writer commits or rolls back;
+            --    claims are deleted below in the same transaction, so afterwards the id is free and
+            --    the lookup that follows (a new statement, a new snapshot) sees the first writer's record.
+            SELECT coalesce(array_agg(id ORDER BY id COLLATE "C"), '{}') INTO v_ids
+            FROM (SELECT DISTINCT r->>0 AS id FROM jsonb_array_elements(batch) AS r) AS ids;
+            INSERT INTO command_claims (command_id) SELECT id FROM unnest(v_ids) AS id;
+            SELECT coalesce(array_agg(c.command_id), '{}') INTO v_recorded
+            FROM commands AS c WHERE c.command_id = ANY (v_ids);
+
+            -- 2. Lock the row of every stream the batch reads or writes, in sorted order, creating
+            --    missing ones at version 0 (ON CONFLICT DO UPDATE ... WHERE false locks an existing row
+            --    without writing it). Then read their versions, which no one else can change now.
+            SELECT coalesce(array_agg(s ORDER BY s COLLATE "C"), '{}') INTO v_streams
+            FROM (
+                SELECT x->>0 AS s FROM jsonb_array_elements(batch) AS r, jsonb_array_elements(r->4) AS x
+                WHERE NOT (r->>0 = ANY (v_recorded))
+                UNION
+                SELECT x->>1 FROM jsonb_array_elements(batch) AS r, jsonb_array_elements(r->6) AS x
+                WHERE NOT (r->>0 = ANY (v_recorded))
+            ) AS named;
+            INSERT INTO streams AS st (stream, version) SELECT s, 0 FROM unnest(v_streams) AS s
+            ON CONFLICT (stream) DO UPDATE SET version = st.version WHERE false;
+            SELECT coalesce(array_agg(st.version ORDER BY u.o), '{}') INTO v_versions
+            FROM unnest(v_streams) WITH ORDINALITY AS u(s, o) JOIN streams AS st ON st.stream = u.s;
+
+            -- 3. Decide each request in order, as AppendRequest.refusal does: a duplicate, then a
+            --    dependency that did not commit here, then the expectations in the order given.
+            --    Events get offsets 1, 2, 3 ... within the batch; nothing is written yet.
+            FOR v_request IN SELECT r FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o) ORDER BY o LOOP
+                n_requests := n_requests + 1;
+                v_id := v_request->>0;
+                -- every array gets an entry at every index, so that unnest lines them up
+                r_outcome[n_requests] := NULL;
+                r_first[n_requests] := NULL;
+                r_last[n_requests] := NULL;
+                r_detail[n_requests] := NULL;
+                r_actual[n_requests] := NULL;
+                IF v_id = ANY (v_recorded) OR v_id = ANY (v_committed) THEN
+                    r_outcome[n_requests] := 'duplicate';
+                    CONTINUE;
+                END IF;
+                v_missing := NULL;
+                SELECT d INTO v_missing FROM jsonb_array_elements_text(v_request->5) WITH ORDINALITY AS x(d, o)
+                WHERE NOT (d = ANY (v_committed)) ORDER BY o LIMIT 1;
+                IF v_missing IS NOT NULL THEN
+                    r_outcome[n_requests] := 'abandoned';
+                    r_detail[n_requests] := v_missing;
+                    CONTINUE;
+                END IF;
+                v_refused := false;
+                FOR v_item IN SELECT x FROM jsonb_array_elements(v_request->4) WITH ORDINALITY AS e(x, o) ORDER BY o LOOP
+                    v_slot := array_position(v_streams, v_item->>0);
+                    v_expected := (v_item->>1)::integer;
+                    IF v_expected >= 0 AND v_versions[v_slot] <> v_expected THEN
+                        r_outcome[n_requests] := 'conflict';
+                        r_detail[n_requests] := v_item->>0;
+                        r_actual[n_requests] := v_versions[v_slot];
+                        v_refused := true;
+                        EXIT;
+                    END IF;
+                END LOOP;
+                CONTINUE WHEN v_refused;
+                n_commands := n_commands + 1;
+                c_id[n_commands] := v_id;
+                c_answer[n_commands] := v_request->>3;
+                IF v_request->>3 IS NOT NULL THEN
+                    c_first[n_commands] := NULL;
+                    c_last[n_commands] := n_events;
+                    r_last[n_requests] := n_events;
+                ELSE
+                    v_first := n_events + 1;
+                    FOR v_item IN SELECT x FROM jsonb_array_elements(v_request->6) WITH ORDINALITY AS e(x, o) ORDER BY o LOOP
+                        n_events := n_events + 1;
+                        v_slot := array_position(v_streams, v_item->>1);
+                        v_versions[v_slot] := v_versions[v_slot] + 1;
+                        e_event_id[n_events] := v_item->>0;
+                        e_stream[n_events] := v_item->>1;
+                        e_category[n_events] := v_item->>2;
+                        e_version[n_events] := v_versions[v_slot];
+                        e_type[n_events] := v_item->>3;
+                        e_data[n_events] := v_item->>4;
+                        e_recorded_at[n_events] := (v_item->>5)::bigint;
+                        e_data_version[n_events] := (v_item->>6)::integer;
+                        e_command[n_events] := v_id;
+                        e_correlation[n_events] := v_request->>1;
+                        e_causation[n_events] := v_request->>2;
+                    END LOOP;
+                    c_first[n_commands] := v_first;
+                    c_last[n_commands] := n_events;
+                    r_first[n_requests] := v_first;
+                    r_last[n_requests] := n_events;
+                END IF;
+                r_outcome[n_requests] := 'committed';
+                v_committed := v_committed || v_id;
+            END LOOP;
+
+            -- 4. Everything that needs no position, before the head is locked.
+            UPDATE streams AS st SET version = u.v FROM unnest(v_streams, v_versions) AS u(s, v)
+            WHERE st.stream = u.s AND st.version <> u.v;
+            DELETE FROM command_claims WHERE command_id = ANY (v_ids);
+
+            -- 5. Last, the head: bumping it takes its row lock, held through COMMIT, so positions are
+            --    handed out in commit order and a rollback takes the bump back (no hole). An append
+            --    without events only reads it: an answer's position is the head when it was recorded.
+            IF n_events > 0 THEN
+                UPDATE log_head SET position = log_head.position + n_events
+                RETURNING log_head.position - n_events INTO v_base;
+            ELSE
+                SELECT h.position INTO v_base FROM log_head AS h;
+            END IF;
+            INSERT INTO events (position, event_id, stream, category, version, type, data, command_id,
+                                correlation_id, causation_id, recorded_at, data_version)
+            SELECT v_base + e.o, e.event_id, e.stream, e.category, e.version, e.type, e.data, e.command_id,
+                   e.correlation_id, e.causation_id, e.recorded_at, e.data_version
+            FROM unnest(e_event_id, e_stream, e_category, e_version, e_type, e_data, e_command, e_correlation,
+                        e_causation, e_recorded_at, e_data_version)
+                 WITH ORDINALITY AS e(event_id, stream, category, version, type, data, command_id, correlation_id,
+                                      causation_id, recorded_at, data_version, o);
+            INSERT INTO commands (command_id, first_position, last_position, answer)
+            SELECT c.id, v_base + c.f, v_base + c.l, c.a FROM unnest(c_id, c_first, c_last, c_answer) AS c(id, f, l, a);
+
+            RETURN QUERY
+            SELECT r.o::integer, r.outcome, v_base + coalesce(r.f, r.l), r.detail, r.actual,
+                   CASE WHEN r.f IS NULL THEN NULL ELSE e_version[r.f:r.l] END
+            FROM unnest(r_outcome, r_first, r_last, r_detail, r_actual) WITH ORDINALITY AS r(outcome, f, l, detail, actual, o)
+            ORDER BY r.o;
+        END
+        $append$;
+        """
+}

@@ -1,0 +1,319 @@
+import Foundation
+import LogbookApplication
+import LogbookJSON
+import LogbookPostgres
+import LogbookTestSupport
+import Synchronization
+import Testing
+
+/// What only the PostgreSQL log promises: it recognises its own databases, refuses bad
+/// addresses in one line, and keeps positions whole and command ids unique when several
+/// stores (processes) write to one database at once, when a writer dies mid-append and when
+/// the server drops a connection.
+@Suite(
+    "PostgreSQL event store",
+    .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipReason)))
+struct PostgresEventStoreTests {
+    private static func isError(_ error: any Error, _ match: (EventStoreError) -> Bool) -> Bool {
+        guard let error = error as? EventStoreError else { return false }
+        return match(error)
+    }
+
+    /// A new database, a raw connection to it and a store on it.
+    private static func openLog() throws -> (PostgresTestDatabase, RawPostgres, PostgresEventStore) {
+        let database = try PostgresTestDatabase()
+        return (
+            database, try RawPostgres(database.connectionString),
+            try PostgresEventStore(connectionString: database.connectionString)
+        )
+    }
+
+    /// The server processes serving stores (libpq connections named "logbook") on `database`.
+    private static func storeBackends(_ database: PostgresTestDatabase, _ admin: RawPostgres) throws -> [String] {
+        try admin.run(
+            "SELECT pid FROM pg_stat_activity WHERE datname = '\(database.name)' AND application_name = 'logbook'"
+        ).map { $0[0] }
+    }
+
+    /// Waits until `count` backends on `database` wait for a lock (at most 20 s).
+    private static func waitForLockWaiters(_ count: Int, _ database: PostgresTestDatabase, _ admin: RawPostgres) throws
+    {
+        for _ in 0..<2_000 {
+            let waiting = try admin.run(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database.name)' AND wait_event_type = 'Lock'")
+            if Int(waiting[0][0]) ?? 0 >= count { return }
+            usleep(10_000)
+        }
+        throw PostgresTestError("\(count) appends never waited for a lock")
+    }
+
+    @Test("another program's database is refused and left untouched")
+    func foreignDatabaseRefused() throws {
+        let database = try PostgresTestDatabase()
+        let raw = try RawPostgres(database.connectionString)
+        try raw.run("CREATE TABLE notes (id integer PRIMARY KEY, body text)")
+        #expect {
+            _ = try PostgresEventStore(connectionString: database.connectionString)
+        } throws: { error in
+            Self.isError(error) {
+                guard case .notAnEventLog(let target, let reason) = $0 else { return false }
+                return target.contains(database.name) && reason.contains("another program")
+            }
+        }
+        #expect(try raw.run("SELECT to_regclass('events') IS NULL, count(*) FROM notes") == [["t", "0"]])
+    }
+
+    @Test("a log written by a newer schema version is refused")
+    func newerSchemaRefused() throws {
+        let database = try PostgresTestDatabase()
+        _ = try PostgresEventStore(connectionString: database.connectionString)
+        try RawPostgres(database.connectionString).run("UPDATE logbook_schema SET version = 99")
+        #expect(throws: EventStoreError.unsupportedSchema(found: 99, supported: 1)) {
+            _ = try PostgresEventStore(connectionString: database.connectionString)
+        }
+    }
+
+    @Test("a bad address is a one-line error naming the database, never the password, and no crash")
+    func badAddresses() throws {
+        let database = try PostgresTestDatabase()
+        let cases: [(String, (EventStoreError) -> Bool)] = [
+            ("host=127.0.0.1 port", { if case .invalidRequest = $0 { true } else { false } }),
+            ("postgresql://[::1", { if case .invalidRequest = $0 { true } else { false } }),
+            ("nonsense", { if case .invalidRequest = $0 { true } else { false } }),
+            (
+                "host=127.0.0.1 port=1 dbname=x password=sesame connect_timeout=2",
+                { if case .unavailable = $0 { true } else { false } }
+            ),
+            (
+                database.connectionString + " dbname=no_such_database password=sesame",
+                { if case .unavailable(let message) = $0 { message.contains("no_such_database") } else { false } }
+            ),
+            (
+                database.connectionString + " user=no_such_role password=sesame",
+                { if case .unavailable(let message) = $0 { message.contains("no_such_role") } else { false } }
+            ),
+        ]
+        for (address, expected) in cases {
+            #expect {
+                _ = try PostgresEventStore(connectionString: address)
+            } throws: { error in
+                let text = "\(error)"
+                return Self.isError(error, expected) && !text.contains("\n") && !text.contains("sesame")
+            }
+        }
+    }
+
+    @Test("many openers of one new database at the same moment create the schema once and agree")
+    func concurrentFirstOpen() throws {
+        for trial in 0..<3 {
+            let database = try PostgresTestDatabase()
+            let errors = onThreads(6) { writer in
+                let store = try PostgresEventStore(connectionString: database.connectionString)
+                _ = try store.append([Requests.simple("t\(trial)-w\(writer)", stream: "s-\(writer)")])
+            }
+            #expect(errors.isEmpty, "trial \(trial): \(errors)")
+            let store = try PostgresEventStore(connectionString: database.connectionString)
+            #expect(try store.read(fromPosition: 1, limit: 100, categories: nil).map(\.position) == [1, 2, 3, 4, 5, 6])
+            #expect(
+                try RawPostgres(database.connectionString).run("SELECT version, application FROM logbook_schema")
+                    == [["1", "logbook event log"]])
+        }
+    }
+
+    @Test("two stores on one database, several threads each, give positions 1…N and whole stream versions")
+    func twoStoresManyThreads() throws {
+        let database = try PostgresTestDatabase()
+        let stores = [
+            try PostgresEventStore(connectionString: database.connectionString),
+            try PostgresEventStore(connectionString: database.connectionString),
+        ]
+        let reader = try PostgresEventStore(connectionString: database.connectionString)
+        let done = Atomic(false)
+        let prefixViolations = Mutex<[String]>([])
+        // A reader beside the writers: every read of the log must be 1, 2, 3 … with no gap.
+        let readerStopped = DispatchSemaphore(value: 0)
+        Thread {
+            defer { readerStopped.signal() }
+            while !done.load(ordering: .acquiring) {
+                guard let seen = try? reader.read(fromPosition: 1, limit: 100_000, categories: nil) else { continue }
+                if seen.map(\.position) != (0..<seen.count).map({ Int64($0 + 1) }) {
+                    prefixViolations.withLock { $0.append("saw \(seen.map(\.position))") }
+                }
+            }
+        }.start()
+        let errors = onThreads(6) { writer in
+            for n in 0..<20 {
+                let stream = "s-\(n % 4)"
+                let batch = [
+                    Requests.simple("w\(writer)-\(n)-a", stream: stream, count: 2),
+                    Requests.request(
+                        "w\(writer)-\(n)-b", [Requests.event("t-\(writer)"), Requests.event(stream)]),
+                ]
+                let results = try stores[writer % 2].append(batch)
+                #expect(results.allSatisfy { $0.committed != nil }, "\(results)")
+            }
+        }
+        done.store(true, ordering: .releasing)
+        #expect(errors.isEmpty, "\(errors)")
+        let all = try reader.read(fromPosition: 1, limit: 100_000, categories: nil)
+        #expect(all.map(\.position) == (1...Int64(6 * 20 * 4)).map { $0 })
+        for stream in Set(all.map(\.stream)) {
+            let versions = all.filter { $0.stream == stream }.map(\.version)
+            #expect(versions == Array(1...versions.count), "\(stream)")
+        }
+        #expect(try reader.headPosition() == 480)
+        readerStopped.wait()
+        #expect(prefixViolations.withLock { $0 }.isEmpty)
+    }
+
+    @Test("the same command id sent by two stores at the same moment appends once, and both answers agree")
+    func sameCommandFromTwoStores() throws {
+        let database = try PostgresTestDatabase()
+        let admin = try RawPostgres(database.connectionString)
+        let stores = [
+            try PostgresEventStore(connectionString: database.connectionString),
+            try PostgresEventStore(connectionString: database.connectionString),
+        ]
+        for round in 0..<5 {
+            // Hold the head so that both appends are in flight together: one waits for the
+            // head, the other for the first one's claim on the command id.
+            try admin.run("BEGIN; SELECT position FROM log_head FOR UPDATE")
+            let answers = Mutex<[Int: AppendResult]>([:])
+            let group = DispatchGroup()
+            for index in 0..<2 {
+                group.enter()
+                Thread {
+                    defer { group.leave() }
+                    let request = Requests.request(
+                        "same-\(round)", [Requests.event("a-\(round)"), Requests.event("b-\(round)")],
+                        expecting: ["a-\(round)": .noStream])
+                    if let result = try? stores[index].append([request]).first {
+                        answers.withLock { $0[index] = result }
+                    }
+                }.start()
+                if index == 0 { try Self.waitForLockWaiters(1, database, admin) }
+            }
+            try Self.waitForLockWaiters(2, database, admin)
+            try admin.run("COMMIT")
+            group.wait()
+            let results = answers.withLock { $0 }
+            let committed = results.values.compactMap(\.committed)
+            let duplicates = results.values.compactMap(\.duplicate)
+            #expect(committed.count == 1 && duplicates.count == 1, "round \(round): \(results)")
+            #expect(duplicates.first == committed.first.map { .appended($0) }, "round \(round)")
+        }
+        let log = try stores[0].read(fromPosition: 1, limit: 100, categories: nil)
+        #expect(log.map(\.position) == Array(1...10))
+        #expect(try admin.run("SELECT count(*) FROM command_claims") == [["0"]])
+    }
+
+    @Test("an append whose connection is killed mid-transaction leaves no hole and no trace")
+    func killedAppendLeavesNoHole() throws {
+        let (database, admin, store) = try Self.openLog()
+        _ = try store.append([Requests.simple("c1", stream: "a-1", count: 2)])
+        try admin.run("BEGIN; SELECT position FROM log_head FOR UPDATE")
+        let outcome = Mutex<Result<[AppendResult], EventStoreError>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            let result = Result { () throws(EventStoreError) in
+                try store.append([Requests.simple("doomed", stream: "a-1", count: 3)])
+            }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }.start()
+        try Self.waitForLockWaiters(1, database, admin)
+        try admin.run(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database.name)' "
+                + "AND wait_event_type = 'Lock'")
+        finished.wait()
+        try admin.run("COMMIT")
+        guard case .failure(.unavailable)? = outcome.withLock({ $0 }) else {
+            Issue.record("the killed append should be unavailable, got \(String(describing: outcome.withLock { $0 }))")
+            return
+        }
+        // A writer that bumped the head and rolled back leaves no hole either.
+        try admin.run("BEGIN; UPDATE log_head SET position = position + 5; ROLLBACK")
+
+        let next = try store.append([Requests.request("c2", [Requests.event("a-1")], expecting: ["a-1": .exactly(2)])])
+        #expect(next.first?.committed?.events.map { [$0.position, Int64($0.version)] } == [[3, 3]])
+        #expect(try store.commandRecord("doomed") == nil)
+        #expect(try store.read(fromPosition: 1, limit: 100, categories: nil).map(\.position) == [1, 2, 3])
+        #expect(try admin.run("SELECT count(*) FROM command_claims") == [["0"]])
+    }
+
+    @Test("a connection the server drops fails that call as unavailable; the next call reconnects")
+    func reconnectsAfterADroppedConnection() throws {
+        let (database, admin, store) = try Self.openLog()
+        _ = try store.append([Requests.simple("c1", stream: "a-1")])
+        let backends = try Self.storeBackends(database, admin)
+        #expect(backends.count == 1)
+        try admin.run("SELECT pg_terminate_backend(\(backends[0]))")
+        #expect {
+            _ = try store.headPosition()
+        } throws: { error in
+            Self.isError(error) { if case .unavailable = $0 { true } else { false } }
+        }
+        #expect(try store.append([Requests.simple("c2", stream: "a-1")]).first?.committed?.lastPosition == 2)
+        #expect(try Self.storeBackends(database, admin).count == 1)
+        #expect(try store.append([Requests.simple("c1", stream: "a-1")]).first?.duplicate != nil)
+    }
+
+    @Test("the database refuses TRUNCATE, upserts over events, and moving the head or a stream backwards")
+    func databaseRefusesRewrites() throws {
+        let database = try PostgresTestDatabase()
+        let store = try PostgresEventStore(connectionString: database.connectionString)
+        _ = try store.append([Requests.simple("c1", stream: "a-1", count: 2), Requests.answer("c2")])
+        let before = try store.read(fromPosition: 1, limit: 10, categories: nil)
+        let attempts = [
+            "TRUNCATE events", "TRUNCATE commands", "TRUNCATE events, commands CASCADE",
+            "INSERT INTO events SELECT * FROM events WHERE position = 1 ON CONFLICT (position) DO UPDATE SET data = '{}'",
+            "UPDATE log_head SET position = 0", "DELETE FROM log_head", "UPDATE streams SET version = 1",
+            "DELETE FROM streams",
+        ]
+        for sql in attempts {
+            let result = RawSQLResult(postgres: database.connectionString, sql: sql)
+            #expect(!result.succeeded, "\(sql) should be refused")
+        }
+        #expect(try store.read(fromPosition: 1, limit: 10, categories: nil) == before)
+        #expect(try store.headPosition() == 2)
+        #expect(try store.commandRecord("c2") == .answered(commandId: "c2", position: 2, answer: #"{"ok":true}"#))
+    }
+
+    @Test("payloads are stored as given, with their version, and read back in the current shape")
+    func payloadsAndUpcasting() throws {
+        let database = try PostgresTestDatabase()
+        let written = "{ \"userId\":\"u1\",  \"fullName\":\"Zoë ✓ \\\"q\\\" \\\\ \\u0001\" }"
+        _ = try PostgresEventStore(connectionString: database.connectionString).append([
+            Requests.request("c1", [Requests.event("user-u1", "UserRegistered", data: written)])
+        ])
+        let raw = try RawPostgres(database.connectionString)
+        #expect(try raw.run("SELECT data, data_version FROM events") == [[written, "1"]])
+
+        let renamed = EventEvolution([
+            EventUpcaster(type: "UserRegistered", fromVersion: 1) { payload throws(EventUpcastError) in
+                ["userId": payload["userId"] ?? .null, "name": payload["fullName"] ?? .null]
+            }
+        ])
+        let newer = try PostgresEventStore(connectionString: database.connectionString, evolution: renamed)
+        let read = try #require(try newer.read(fromPosition: 1, limit: 1, categories: nil).first)
+        #expect(try JSONParser.parse(read.data) == ["userId": "u1", "name": "Zoë ✓ \"q\" \\ \u{1}"])
+        _ = try newer.append([Requests.request("c2", [Requests.event("user-u2", "UserRegistered", data: "{}")])])
+        #expect(try raw.run("SELECT data_version FROM events WHERE position = 2") == [["2"]])
+        let older = try PostgresEventStore(connectionString: database.connectionString)
+        #expect {
+            _ = try older.readStream("user-u2", fromVersion: 1, limit: 1)
+        } throws: { error in
+            Self.isError(error) { if case .unreadableEvent(2, _) = $0 { true } else { false } }
+        }
+        // A retried id whose record the older build cannot read fails alone; the batch goes on.
+        let retried = try older.append([
+            Requests.request("c2", [Requests.event("user-u2", "UserRegistered", data: "{}")]),
+            Requests.simple("c3", stream: "post-p1"),
+        ])
+        guard case .unreadableRecord(.unreadableEvent(2, _))? = retried.first else {
+            Issue.record("expected an unreadable record for c2, got \(retried)")
+            return
+        }
+        #expect(retried.last?.committed?.lastPosition == 3)
+    }
+}
