@@ -48,7 +48,9 @@ public final class WorkerService: Sendable {
         let commandsReady = StartupGate()
         let logReady = StartupGate()
         threads.start(name: "logbook-commands") { [self] in runCommandLoop(commandsReady) }
-        threads.start(name: "logbook-log-reads") { [self] in runLogReadLoop(logReady) }
+        threads.start(name: "logbook-log-reads") { [self] in
+            LogReadLoop.serve(context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, logReady)
+        }
         do {
             try commandsReady.wait()
             try logReady.wait()
@@ -101,21 +103,6 @@ public final class WorkerService: Sendable {
                 diagnostics: diagnostics, maximumBatch: maximumBatch)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("worker sockets", error.description))
-        } catch {
-            return gate.fail(ServiceStartError("event log", "\(error)"))
-        }
-        gate.open()
-        loop.run()
-    }
-
-    private func runLogReadLoop(_ gate: StartupGate) {
-        let loop: LogReadLoop
-        do {
-            let reader = LogReader(store: try openStore())
-            loop = LogReadLoop(
-                router: try ServerSockets.router(context, at: endpoints.log), reader: reader, diagnostics: diagnostics)
-        } catch let error as ZMQError {
-            return gate.fail(ServiceStartError("log socket", error.description))
         } catch {
             return gate.fail(ServiceStartError("event log", "\(error)"))
         }
