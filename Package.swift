@@ -102,12 +102,12 @@ let package = Package(
             path: "Benchmarks/LogbookBench",
             swiftSettings: strictSettings),
 
-        // Composition root. No bench code and no libpq: `logbook bench` runs `logbook-bench`.
+        // Composition root. No bench code: `logbook bench` runs `logbook-bench`.
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookZMQ",
-                "LogbookServer", "LogbookClient", "LogbookCommandLine", "CGlibcMalloc",
+                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookPostgres",
+                "LogbookZMQ", "LogbookServer", "LogbookClient", "LogbookCommandLine", "CGlibcMalloc",
             ],
             swiftSettings: strictSettings),
         // The bench's executable, built beside `logbook`, whose worker and query process it measures.
