@@ -61,7 +61,7 @@ public final class FeedService: Sendable {
     private func runPublishingLoop(_ gate: StartupGate) {
         var loop: FeedPublishingLoop
         do {
-            let store = try openStore()
+            let store = RetriedReads(try openStore())
             let head = try store.headPosition()
             let publisher = try FeedPublisher(context, at: endpoints.feed, head: head)
             let subscriber = try ZMQSocket(context, .subscriber)

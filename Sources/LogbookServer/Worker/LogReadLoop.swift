@@ -20,7 +20,7 @@ struct LogReadLoop: ~Copyable {
     ) {
         let loop: LogReadLoop
         do {
-            let reader = LogReader(store: try openStore())
+            let reader = LogReader(store: RetriedReads(try openStore()))
             loop = LogReadLoop(
                 router: try ServerSockets.router(context, at: endpoint), reader: reader, diagnostics: diagnostics)
         } catch let error as ZMQError {
