@@ -10,9 +10,9 @@ struct RunCommand: ConfiguredCommand {
     static let spec = CommandSpec(
         name: "run", usage: "worker|query|feed [options]",
         listings: [
-            .init("run worker", "the write side: commands, change feed (SQLite) or hints (PostgreSQL), log reads"),
+            .init("run worker", "the write side: commands, change feed or hints, log reads"),
             .init("run query", "the read side: read models and queries"),
-            .init("run feed", "on PostgreSQL: publishes the shared log's change feed and serves log reads"),
+            .init("run feed", "PostgreSQL: the shared log's change feed, log reads"),
         ],
         section: .processes,
         description: """
