@@ -383,13 +383,13 @@ struct ClientTests {
 
     @Test func endpointsDefaultToTheServiceDefaults() {
         let endpoints = ClientEndpoints()
-        #expect(endpoints.commands == "tcp://127.0.0.1:5555")
+        #expect(endpoints.commands.endpoints == ["tcp://127.0.0.1:5555"])
         #expect(endpoints.feed == "tcp://127.0.0.1:5556")
         #expect(endpoints.queries == "tcp://127.0.0.1:5557")
         #expect(endpoints.log == "tcp://127.0.0.1:5558")
         #expect(
             ServerEndpoint.allCases.map(endpoints.address(of:)) == [
-                endpoints.commands, endpoints.queries, endpoints.log,
+                "tcp://127.0.0.1:5555", endpoints.queries, endpoints.log,
             ])
     }
 }
@@ -398,14 +398,6 @@ extension LogbookClientError {
     fileprivate var isInvalidRequest: Bool { if case .invalidRequest = self { true } else { false } }
     fileprivate var isMalformedReply: Bool { if case .malformedReply = self { true } else { false } }
     fileprivate var isTransport: Bool { if case .transport = self { true } else { false } }
-}
-
-/// A tcp endpoint on loopback nobody listens on (bound once, then released).
-private func unusedEndpoint() throws -> String {
-    let context = try ZMQContext()
-    let socket = try ZMQSocket(context, .router)
-    try socket.bind("tcp://127.0.0.1:*")
-    return try socket.lastEndpoint()
 }
 
 private func event(position: Int64, stream: String, type: String, data: String) -> RecordedEvent {
