@@ -400,6 +400,14 @@ extension LogbookClientError {
     fileprivate var isTransport: Bool { if case .transport = self { true } else { false } }
 }
 
+/// A tcp endpoint on loopback nobody listens on (bound once, then released).
+private func unusedEndpoint() throws -> String {
+    let context = try ZMQContext()
+    let socket = try ZMQSocket(context, .router)
+    try socket.bind("tcp://127.0.0.1:*")
+    return try socket.lastEndpoint()
+}
+
 private func event(position: Int64, stream: String, type: String, data: String) -> RecordedEvent {
     RecordedEvent(
         position: position, eventId: "event-\(position)", stream: stream, version: 1, type: type, data: data,

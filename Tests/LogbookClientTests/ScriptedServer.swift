@@ -178,13 +178,5 @@ final class Box<Value: Sendable>: Sendable {
     }
 }
 
-/// A tcp endpoint on loopback nobody listens on (bound once, then released).
-func unusedEndpoint() throws -> String {
-    let context = try ZMQContext()
-    let socket = try ZMQSocket(context, .router)
-    try socket.bind("tcp://127.0.0.1:*")
-    return try socket.lastEndpoint()
-}
-
 /// The UTF-8 bytes of `text`, for frames.
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

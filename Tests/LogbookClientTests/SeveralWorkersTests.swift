@@ -14,12 +14,18 @@ struct SeveralWorkersTests {
         { request in [.reply(success(request, ["worker": .string(name)]))] }
     }
 
+    /// An `ipc://` endpoint nobody has bound (nor will, unless the test does): unlike a
+    /// released tcp port, no other test running alongside can take it.
+    static func unboundEndpoint() -> String {
+        "ipc:///tmp/logbook-client-test-\(UInt64.random(in: 0...UInt64.max)).sock"
+    }
+
     static func endpoints(_ commands: [String], other: String) throws -> ClientEndpoints {
         ClientEndpoints(commands: try EndpointList(commands), feed: other, queries: other, log: other)
     }
 
     @Test func requestsGoOnlyToTheWorkerThatIsUpNeverToOneThatIsDown() async throws {
-        let down = try unusedEndpoint()
+        let down = Self.unboundEndpoint()
         let live = try await ScriptedServer(Self.answering(as: "live"))
         // One attempt each, and a long one: a request queued towards the worker that is down
         // would fail the test with timedOut (libzmq would round-robin every second one there).
@@ -38,7 +44,7 @@ struct SeveralWorkersTests {
 
     @Test func aRequestWhoseWorkerWentAwayIsResentWithItsIdToAnotherWorker() async throws {
         let first = try await ScriptedServer { _ in [] }
-        let secondEndpoint = try unusedEndpoint()
+        let secondEndpoint = Self.unboundEndpoint()
         let client = try LogbookClient(
             endpoints: try Self.endpoints([secondEndpoint, first.endpoint], other: first.endpoint),
             timeout: .milliseconds(300), attempts: 20)
@@ -59,7 +65,7 @@ struct SeveralWorkersTests {
     }
 
     @Test func withEveryWorkerDownARequestWaitsUntilOneComesUpAndIsSentOnce() async throws {
-        let (one, two) = (try unusedEndpoint(), try unusedEndpoint())
+        let (one, two) = (Self.unboundEndpoint(), Self.unboundEndpoint())
         let client = try LogbookClient(
             endpoints: try Self.endpoints([one, two], other: one), timeout: .milliseconds(200), attempts: 50)
         let waiting = Task { try await client.request(.commands, ["id": "patient"]) }
@@ -75,7 +81,7 @@ struct SeveralWorkersTests {
     }
 
     @Test func withEveryWorkerDownARequestTimesOutAfterItsAttemptsAndTheClientGoesOn() async throws {
-        let (one, two) = (try unusedEndpoint(), try unusedEndpoint())
+        let (one, two) = (Self.unboundEndpoint(), Self.unboundEndpoint())
         let client = try LogbookClient(
             endpoints: try Self.endpoints([one, two], other: one), timeout: .milliseconds(100), attempts: 3)
         for id in ["first", "second"] {
@@ -88,7 +94,7 @@ struct SeveralWorkersTests {
 
     @Test func statusOfEachWorkerAsksEveryListedWorkerAndReportsThemInOrder() async throws {
         let first = try await ScriptedServer { request in [.reply(success(request, ["result": ["role": "a"]]))] }
-        let down = try unusedEndpoint()
+        let down = Self.unboundEndpoint()
         let last = try await ScriptedServer { request in [.reply(success(request, ["result": ["role": "b"]]))] }
         let client = try LogbookClient(
             endpoints: try Self.endpoints([first.endpoint, down, last.endpoint], other: down),

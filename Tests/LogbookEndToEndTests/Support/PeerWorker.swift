@@ -47,11 +47,32 @@ extension ServiceCluster {
         peers[peer.commands] = nil
     }
 
+    /// Stops `peer` with SIGSTOP and waits until every one of its threads is stopped, so
+    /// that nothing it receives afterwards is read (nor takes the log's write lock).
+    func pause(_ peer: PeerWorker) async -> Bool {
+        guard let pid = peers[peer.commands]?.processIdentifier else { return false }
+        kill(pid, SIGSTOP)
+        return await eventually { everyThreadStopped(pid) }
+    }
+
     /// A client whose commands go to every worker listed (in that order); its queries and
     /// log reads go to this cluster's.
     func client(commands: [String], timeout: Duration, attempts: Int) throws -> LogbookClient {
         var endpoints = self.endpoints
         endpoints.commands = try EndpointList(commands)
         return try LogbookClient(endpoints: endpoints, timeout: timeout, attempts: attempts)
+    }
+}
+
+/// Whether every thread of `pid` is stopped (state `T` in `/proc/PID/task/TID/stat`).
+func everyThreadStopped(_ pid: pid_t) -> Bool {
+    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"), !threads.isEmpty
+    else { return false }
+    return threads.allSatisfy { thread in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+        return state == "T" || state == "t"
     }
 }
