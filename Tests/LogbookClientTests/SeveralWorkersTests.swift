@@ -24,6 +24,15 @@ struct SeveralWorkersTests {
         ClientEndpoints(commands: try EndpointList(commands), feed: other, queries: other, log: other)
     }
 
+    /// A client of two workers that are both down (nothing listens at either endpoint yet),
+    /// and the second one's endpoint.
+    static func clientOfTwoDownWorkers(timeout: Duration, attempts: Int) throws -> (LogbookClient, String) {
+        let (one, two) = (unboundEndpoint(), unboundEndpoint())
+        let client = try LogbookClient(
+            endpoints: try endpoints([one, two], other: one), timeout: timeout, attempts: attempts)
+        return (client, two)
+    }
+
     @Test func requestsGoOnlyToTheWorkerThatIsUpNeverToOneThatIsDown() async throws {
         let down = Self.unboundEndpoint()
         let live = try await ScriptedServer(Self.answering(as: "live"))
@@ -65,9 +74,7 @@ struct SeveralWorkersTests {
     }
 
     @Test func withEveryWorkerDownARequestWaitsUntilOneComesUpAndIsSentOnce() async throws {
-        let (one, two) = (Self.unboundEndpoint(), Self.unboundEndpoint())
-        let client = try LogbookClient(
-            endpoints: try Self.endpoints([one, two], other: one), timeout: .milliseconds(200), attempts: 50)
+        let (client, two) = try Self.clientOfTwoDownWorkers(timeout: .milliseconds(200), attempts: 50)
         let waiting = Task { try await client.request(.commands, ["id": "patient"]) }
         // Some attempts pass with nowhere to send (nothing to wait for but time here).
         try await Task.sleep(for: .milliseconds(500))
@@ -81,9 +88,7 @@ struct SeveralWorkersTests {
     }
 
     @Test func withEveryWorkerDownARequestTimesOutAfterItsAttemptsAndTheClientGoesOn() async throws {
-        let (one, two) = (Self.unboundEndpoint(), Self.unboundEndpoint())
-        let client = try LogbookClient(
-            endpoints: try Self.endpoints([one, two], other: one), timeout: .milliseconds(100), attempts: 3)
+        let (client, _) = try Self.clientOfTwoDownWorkers(timeout: .milliseconds(100), attempts: 3)
         for id in ["first", "second"] {
             await #expect(throws: LogbookClientError.timedOut(.commands, attempts: 3)) {
                 try await client.request(.commands, ["id": .string(id)])

@@ -26,6 +26,16 @@ struct SeveralWorkersTests {
         }
     }
 
+    /// Two workers and a client given both (the peer first), with attempts of 1 s, that has
+    /// reached each of them.
+    static func twoWorkersAndAClientOfBoth() async throws -> (ServiceCluster, PeerWorker, LogbookClient) {
+        let (cluster, peer) = try await twoWorkers()
+        let client = try cluster.client(
+            commands: [peer.commands, cluster.commands], timeout: .seconds(1), attempts: 10)
+        try await connectToBoth(client)
+        return (cluster, peer, client)
+    }
+
     /// Sends commands over `client` until every worker listed has accepted one, so its
     /// socket has a connection to each (and libzmq round-robins over both).
     static func connectToBoth(_ client: LogbookClient) async throws {
@@ -41,11 +51,8 @@ struct SeveralWorkersTests {
 
     @Test("commands whose first attempt went to a worker that stopped answering are answered by the other, once")
     func stoppedWorker() async throws {
-        let (cluster, peer) = try await Self.twoWorkers()
-        let client = try cluster.client(
-            commands: [peer.commands, cluster.commands], timeout: .seconds(1), attempts: 10)
+        let (cluster, peer, client) = try await Self.twoWorkersAndAClientOfBoth()
         defer { client.close() }
-        try await Self.connectToBoth(client)
 
         // Stopped, the peer keeps its connections but answers nothing: libzmq round-robins
         // every second command to it, and each of those must be retried on the other worker.
@@ -90,11 +97,8 @@ struct SeveralWorkersTests {
 
     @Test("a worker killed with SIGKILL while commands are in flight: every command answered, none appended twice")
     func killedUnderLoad() async throws {
-        let (cluster, peer) = try await Self.twoWorkers()
-        let client = try cluster.client(
-            commands: [peer.commands, cluster.commands], timeout: .seconds(1), attempts: 10)
+        let (cluster, peer, client) = try await Self.twoWorkersAndAClientOfBoth()
         defer { client.close() }
-        try await Self.connectToBoth(client)
 
         let answered = Shared(0)
         let ids = (1...80).map { "load-\($0)" }
