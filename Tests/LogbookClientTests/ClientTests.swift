@@ -391,6 +391,7 @@ struct ClientTests {
             ServerEndpoint.allCases.map(endpoints.address(of:)) == [
                 "tcp://127.0.0.1:5555", endpoints.queries, endpoints.log,
             ])
+        #expect(ClientEndpoints(ServiceEndpoints.defaults) == endpoints)
     }
 }
 
