@@ -1,3 +1,4 @@
+import Glibc
 import LogbookClient
 import LogbookJSON
 import LogbookZMQ
@@ -18,6 +19,11 @@ struct SeveralWorkersTests {
     /// released tcp port, no other test running alongside can take it.
     static func unboundEndpoint() -> String {
         "ipc:///tmp/logbook-client-test-\(UInt64.random(in: 0...UInt64.max)).sock"
+    }
+
+    /// Removes the file that binding an `ipc://` endpoint left behind.
+    static func removeFile(of endpoint: String) {
+        unlink(String(endpoint.dropFirst("ipc://".count)))
     }
 
     static func endpoints(_ commands: [String], other: String) throws -> ClientEndpoints {
@@ -71,6 +77,7 @@ struct SeveralWorkersTests {
         #expect(resent.document == ["id": "moved", "type": "AddProduct"])
         client.close()
         await second.stop()
+        Self.removeFile(of: secondEndpoint)
     }
 
     @Test func withEveryWorkerDownARequestWaitsUntilOneComesUpAndIsSentOnce() async throws {
@@ -85,6 +92,7 @@ struct SeveralWorkersTests {
         #expect(server.requests(id: "patient").count == 1)
         client.close()
         await server.stop()
+        Self.removeFile(of: two)
     }
 
     @Test func withEveryWorkerDownARequestTimesOutAfterItsAttemptsAndTheClientGoesOn() async throws {
