@@ -16,7 +16,7 @@ struct RunCommand: ConfiguredCommand {
         section: .processes,
         description: """
             Runs one process in the foreground until SIGINT or SIGTERM, logging to stderr.
-            worker: binds --commands, --feed and --log; keeps DIR/events.sqlite3.
+            worker: binds --commands (one endpoint), --feed and --log; keeps DIR/events.sqlite3.
             query:  binds --queries, connects to --feed and --log; keeps DIR/readmodels-N.sqlite3.
             """,
         settings: Configuration.settings)
@@ -50,6 +50,7 @@ struct RunCommand: ConfiguredCommand {
     }
 
     private func makeWorker(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
+        let endpoints = try configuration.workerEndpoints()
         try configuration.ensureDataDirectory()
         let path = configuration.eventLogPath
         // Open once here so a bad file fails the start with a clear message.
@@ -60,7 +61,7 @@ struct RunCommand: ConfiguredCommand {
         }
         do {
             return try WorkerService(
-                endpoints: configuration.endpoints,
+                endpoints: endpoints,
                 openStore: { () throws(EventStoreError) -> any EventStore in
                     try SQLiteEventStore(path: path, evolution: .standard)
                 },
@@ -74,7 +75,7 @@ struct RunCommand: ConfiguredCommand {
         try configuration.ensureDataDirectory()
         do {
             return try QueryService(
-                endpoints: configuration.endpoints,
+                endpoints: configuration.queryEndpoints,
                 generations: SQLiteReadModelGenerations(directory: configuration.dataDirectory), clock: SystemClock(),
                 diagnostics: diagnostics)
         } catch {
