@@ -178,7 +178,8 @@ let package = Package(
             swiftSettings: strictSettings),
         // The real declarations of both executables (`@testable import` of executable targets).
         .testTarget(
-            name: "LogbookCLIDeclarationTests", dependencies: ["logbook", "logbook-bench", "LogbookCommandLine"],
+            name: "LogbookCLIDeclarationTests",
+            dependencies: ["logbook", "logbook-bench", "LogbookCommandLine", "LogbookClient", "LogbookZMQ"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookBenchTests",

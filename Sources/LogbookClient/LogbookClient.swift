@@ -2,7 +2,7 @@ import FoundationEssentials
 public import LogbookApplication
 public import LogbookJSON
 import LogbookWire
-public import LogbookZMQ
+import LogbookZMQ
 
 /// An async client of the Logbook servers for other Swift programs.
 ///

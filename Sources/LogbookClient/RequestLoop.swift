@@ -5,39 +5,27 @@ import LogbookZMQ
 /// request sent as `[empty][json]`, every reply `[empty][json]` matched to its request by
 /// the `id` it echoes, any number of requests in flight.
 ///
+/// The commands DEALER connects to every listed worker with `ZMQ_IMMEDIATE`: libzmq
+/// round-robins requests over the workers whose connection has completed and takes none
+/// while no connection is up, so a request never waits on a worker that is down while
+/// another is up; with none up it waits in its `RequestChannel` until one is (or until its
+/// attempt's deadline).
+///
 /// Lazy Pirate retries: when a request's attempt times out, the socket it went out on is
 /// closed (a late reply to it can never be read, so never taken for a newer one), a fresh
 /// socket is opened, and every request still waiting on that server is sent again with
-/// the same id. Requests keep their own attempt count and deadline: one that did not
-/// time out is resent within its current attempt. After its last attempt a request fails
-/// with `timedOut`.
+/// the same id. A fresh commands socket reaches only the workers that complete a new
+/// connection, so a retry lands on a live worker when there is one; a worker that did
+/// take the first attempt answers a repeated id with its first outcome (ARCHITECTURE §10).
+/// Requests keep their own attempt count and deadline: one that did not time out is
+/// resent within its current attempt. After its last attempt a request fails with
+/// `timedOut`.
 ///
 /// Everything here lives on the thread that runs `run()`; the shared `ClientCore` is the
 /// only way in or out.
 final class RequestLoop {
-    private struct Pending {
-        var ticket: UInt64
-        var id: String
-        var frame: [UInt8]
-        var attempt: Int
-        var deadline: ContinuousClock.Instant
-        /// Order of first sending, kept when resending.
-        var sequence: UInt64
-    }
-
-    private final class Channel {
-        let server: ServerEndpoint
-        var socket: ZMQSocket
-        var pending: [String: Pending] = [:]
-
-        init(server: ServerEndpoint, socket: consuming ZMQSocket) {
-            self.server = server
-            self.socket = socket
-        }
-    }
-
     private let core: ClientCore
-    private var channels: [ServerEndpoint: Channel] = [:]
+    private var channels: [ServerEndpoint: RequestChannel] = [:]
     /// Where each ticket waits, to forget it when its caller is cancelled.
     private var places: [UInt64: (server: ServerEndpoint, id: String)] = [:]
     private var sequence: UInt64 = 0
@@ -58,29 +46,31 @@ final class RequestLoop {
             expireAttempts(now: .now)
 
             let open = ServerEndpoint.allCases.compactMap { channels[$0] }
-            let ready: [Bool]
+            let ready: [PollEvents]
             do {
-                ready = try ZMQPoll.wait(
-                    [core.wakeUp.readable] + open.map { $0.socket.readable },
-                    timeoutMilliseconds: pollTimeout(now: .now))
+                ready = try ZMQPoll.ready(
+                    [core.wakeUp.readable] + open.map(\.pollItem), timeoutMilliseconds: pollTimeout(now: .now))
             } catch {
                 core.close(failing: .transport("\(error)"))
                 break
             }
-            if ready[0] { core.wakeUp.drain() }
-            for (channel, isReady) in zip(open, ready.dropFirst()) where isReady { readReplies(on: channel) }
+            if ready[0].contains(.readable) { core.wakeUp.drain() }
+            for (channel, events) in zip(open, ready.dropFirst()) {
+                if events.contains(.writable) { flush(channel) }
+                if events.contains(.readable) { readReplies(on: channel) }
+            }
         }
         channels = [:]
         places = [:]
     }
 
     private func start(_ submission: ClientCore.Submission) {
-        let channel: Channel
+        let channel: RequestChannel
         if let existing = channels[submission.server] {
             channel = existing
         } else {
             do {
-                channel = Channel(server: submission.server, socket: try openSocket(to: submission.server))
+                channel = RequestChannel(server: submission.server, socket: try openSocket(to: submission.server))
             } catch {
                 core.finish(submission.ticket, .failure(.transport("\(error)")))
                 return
@@ -94,36 +84,42 @@ final class RequestLoop {
         }
         sequence += 1
         let deadline = ContinuousClock.now + core.timeout
-        let pending = Pending(
-            ticket: submission.ticket, id: submission.id, frame: submission.frame, attempt: 1, deadline: deadline,
-            sequence: sequence)
-        channel.pending[submission.id] = pending
+        channel.add(
+            RequestChannel.Pending(
+                ticket: submission.ticket, id: submission.id, frame: submission.frame, attempt: 1, deadline: deadline,
+                sequence: sequence))
         places[submission.ticket] = (submission.server, submission.id)
         earliestDeadline = min(earliestDeadline ?? deadline, deadline)
-        transmit(pending, on: channel)
+        flush(channel)
     }
 
     private func openSocket(to server: ServerEndpoint) throws(ZMQError) -> ZMQSocket {
         let socket = try ZMQSocket(core.context, .dealer)
         // No limit of libzmq's own: the pending table already holds every queued request.
         try socket.set(.sendHighWaterMark, 0)
-        try socket.connect(core.endpoints.address(of: server))
+        switch server {
+        case .commands:
+            // Requests go only to workers whose connection completed (FIELD-NOTES: a DEALER
+            // otherwise queues on connections that are still down).
+            try socket.set(.immediate, 1)
+            for endpoint in core.endpoints.commands.endpoints { try socket.connect(endpoint) }
+        case .queries, .log:
+            try socket.connect(core.endpoints.address(of: server))
+        }
         return socket
     }
 
-    /// Queues one request on the channel's socket without ever blocking this thread.
-    private func transmit(_ pending: Pending, on channel: Channel) {
-        do {
-            // A refusal (false: no room now) is left to the timeout, like a lost message.
-            _ = try channel.socket.send([[], pending.frame], wait: false)
-        } catch {
-            remove(pending.id, from: channel)
+    /// Hands the channel's unsent requests to libzmq without ever blocking this thread;
+    /// what finds no connection yet waits for the next writable poll or its deadline.
+    private func flush(_ channel: RequestChannel) {
+        for (pending, error) in channel.flush() {
+            places[pending.ticket] = nil
             core.finish(pending.ticket, .failure(.transport("\(error)")))
         }
     }
 
-    private func remove(_ id: String, from channel: Channel) {
-        guard let pending = channel.pending.removeValue(forKey: id) else { return }
+    private func remove(_ id: String, from channel: RequestChannel) {
+        guard let pending = channel.remove(id) else { return }
         places[pending.ticket] = nil
     }
 
@@ -143,7 +139,7 @@ final class RequestLoop {
         earliestDeadline = channels.values.lazy.flatMap(\.pending.values).map(\.deadline).min()
     }
 
-    private func expireAttempts(on channel: Channel, now: ContinuousClock.Instant) {
+    private func expireAttempts(on channel: RequestChannel, now: ContinuousClock.Instant) {
         var expired = false
         for (id, pending) in channel.pending where pending.deadline <= now {
             expired = true
@@ -151,8 +147,7 @@ final class RequestLoop {
                 remove(id, from: channel)
                 core.finish(pending.ticket, .failure(.timedOut(channel.server, attempts: core.attempts)))
             } else {
-                channel.pending[id]?.attempt += 1
-                channel.pending[id]?.deadline = now + core.timeout
+                channel.renew(id, deadline: now + core.timeout)
             }
         }
         guard expired else { return }
@@ -163,19 +158,17 @@ final class RequestLoop {
             return
         }
         do {
-            channel.socket = try openSocket(to: channel.server)
+            channel.replaceSocket(with: try openSocket(to: channel.server))
         } catch {
             fail(channel, .transport("\(error)"))
             return
         }
-        for pending in channel.pending.values.sorted(by: { $0.sequence < $1.sequence }) {
-            transmit(pending, on: channel)
-        }
+        flush(channel)
     }
 
     /// Delivers every reply waiting on the socket. Replies that are not `[empty][json
     /// object with a string id]`, or whose id waits for nothing, are dropped.
-    private func readReplies(on channel: Channel) {
+    private func readReplies(on channel: RequestChannel) {
         while true {
             let frames: [[UInt8]]?
             do {
@@ -195,7 +188,7 @@ final class RequestLoop {
     }
 
     /// Fails every request waiting on `channel` and closes its socket.
-    private func fail(_ channel: Channel, _ error: LogbookClientError) {
+    private func fail(_ channel: RequestChannel, _ error: LogbookClientError) {
         for pending in channel.pending.values {
             remove(pending.id, from: channel)
             core.finish(pending.ticket, .failure(error))

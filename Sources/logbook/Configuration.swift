@@ -1,4 +1,5 @@
 import Foundation
+import LogbookClient
 import LogbookCommandLine
 import LogbookServer
 import LogbookZMQ
@@ -13,7 +14,9 @@ struct Configuration {
     static let storageSettings: [OptionSpec] = [.store, .readStore, .hints]
 
     let dataDirectory: String
-    let endpoints: ServiceEndpoints
+    /// The endpoints as the settings give them; `commands` may list several workers, which
+    /// only client commands use (`workerEndpoints`, `queryEndpoints` are the processes').
+    let endpoints: ClientEndpoints
     let diagnosticsLevel: Diagnostics.Level
     /// Where the event log is kept (SQLite unless the command declares `--store` and it names PostgreSQL).
     let storage: StorageSettings
@@ -23,14 +26,41 @@ struct Configuration {
             arguments.setting(option, environment: environment) ?? ""
         }
         dataDirectory = setting(.dataDirectory)
-        endpoints = ServiceEndpoints(
-            commands: setting(.commands), feed: setting(.feed), queries: setting(.queries), log: setting(.log))
+        let commands: EndpointList
+        do {
+            commands = try EndpointList(parsing: setting(.commands))
+        } catch {
+            throw .usage("\(OptionSpec.commands.flag) '\(setting(.commands))': \(error)")
+        }
+        endpoints = ClientEndpoints(
+            commands: commands, feed: setting(.feed), queries: setting(.queries), log: setting(.log))
         let levelName = setting(.logLevel)
         guard let level = Diagnostics.Level(name: levelName) else {
             throw .usage("log level '\(levelName)' is not one of \(Self.levelNames)")
         }
         diagnosticsLevel = level
         storage = try StorageSettings(arguments: arguments, environment: environment)
+    }
+
+    /// The endpoints a worker binds. It binds one commands endpoint, so a list (which is
+    /// for client commands) is a usage error.
+    func workerEndpoints() throws(CLIError) -> ServiceEndpoints {
+        guard let commands = endpoints.commands.single else {
+            throw .usage(
+                "\(OptionSpec.commands.flag) lists \(endpoints.commands.endpoints.count) endpoints "
+                    + "(\(endpoints.commands)), but a worker binds one; a list is for client commands")
+        }
+        return ServiceEndpoints(
+            commands: commands, feed: endpoints.feed, queries: endpoints.queries, log: endpoints.log)
+    }
+
+    /// The endpoints a query process binds and connects to. It never uses the commands
+    /// endpoint, so a list there (a client setting shared with it) is no mistake: it gets
+    /// the first.
+    var queryEndpoints: ServiceEndpoints {
+        ServiceEndpoints(
+            commands: endpoints.commands.endpoints[0], feed: endpoints.feed, queries: endpoints.queries,
+            log: endpoints.log)
     }
 
     static let levelNames = Diagnostics.Level.allCases.map(\.name).joined(separator: ", ")
@@ -53,7 +83,7 @@ struct Configuration {
     /// The settings a child process of `logbook up` must be given to match this one.
     var childArguments: [String] {
         let values: [(OptionSpec, String)] = [
-            (.dataDirectory, dataDirectory), (.commands, endpoints.commands), (.feed, endpoints.feed),
+            (.dataDirectory, dataDirectory), (.commands, endpoints.commands.description), (.feed, endpoints.feed),
             (.queries, endpoints.queries), (.log, endpoints.log), (.logLevel, diagnosticsLevel.name),
         ]
         return values.flatMap { option, value in [option.flag, value] }
@@ -65,8 +95,10 @@ extension OptionSpec {
         "data-dir", "DIR", "where the processes keep their files",
         default: "./.logbook", environment: "LOGBOOK_DATA_DIR")
     static let commands = OptionSpec.option(
-        "commands", "EP", "the worker's commands and Status", default: ServiceEndpoints.defaults.commands,
-        environment: "LOGBOOK_COMMANDS")
+        "commands", "EP",
+        "the worker's commands and Status; client commands may list several workers, comma-separated "
+            + "(each request goes to one that is up)",
+        default: ServiceEndpoints.defaults.commands, environment: "LOGBOOK_COMMANDS")
     static let feed = OptionSpec.option(
         "feed", "EP", "the worker's change feed", default: ServiceEndpoints.defaults.feed, environment: "LOGBOOK_FEED")
     static let queries = OptionSpec.option(

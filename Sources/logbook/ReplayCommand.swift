@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookClient
 import LogbookCommandLine
 import LogbookJSON
 import LogbookZMQ

@@ -17,9 +17,10 @@ struct RunCommand: ConfiguredCommand {
         section: .processes,
         description: """
             Runs one process in the foreground until SIGINT or SIGTERM, logging to stderr.
-            worker: binds --commands and --log; on SQLite (--store sqlite) keeps DIR/events.sqlite3
-                    and binds --feed; on PostgreSQL (--store postgresql://…) shares the database with
-                    other workers, binds no feed and hints every --hints endpoint after each commit.
+            worker: binds --commands (one endpoint) and --log; on SQLite (--store sqlite) keeps
+                    DIR/events.sqlite3 and binds --feed; on PostgreSQL (--store postgresql://…) shares
+                    the database with other workers, binds no feed and hints every --hints endpoint
+                    after each commit.
             feed:   on PostgreSQL: binds --feed, --log and --hints; reads the log (from --read-store
                     when given) in position order and publishes it as a SQLite worker does.
             query:  binds --queries, connects to --feed and --log; keeps DIR/readmodels-N.sqlite3.
@@ -56,6 +57,7 @@ struct RunCommand: ConfiguredCommand {
     }
 
     private func makeWorker(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
+        let endpoints = try configuration.workerEndpoints()
         let storage = configuration.storage
         let store = try StoreOpening(storage.store, configuration: configuration)
         diagnostics.info("event log opened", ["store": store.description])
@@ -64,7 +66,7 @@ struct RunCommand: ConfiguredCommand {
             storage.store == .sqlite ? .publishFeed : .hintFeedProcesses(storage.hints)
         do {
             return try WorkerService(
-                endpoints: configuration.endpoints, openStore: store.open, clock: SystemClock(), ids: UUIDGenerator(),
+                endpoints: endpoints, openStore: store.open, clock: SystemClock(), ids: UUIDGenerator(),
                 diagnostics: diagnostics, afterCommit: afterCommit)
         } catch {
             throw .unavailable(error.description)
@@ -86,8 +88,9 @@ struct RunCommand: ConfiguredCommand {
         }
         diagnostics.info("event log opened", ["store": primary.description, "reads": (reads ?? primary).description])
         do {
+            // Like a query process, a feed process does not use --commands.
             return try FeedService(
-                endpoints: configuration.endpoints, hints: hints, openStore: (reads ?? primary).open,
+                endpoints: configuration.queryEndpoints, hints: hints, openStore: (reads ?? primary).open,
                 diagnostics: diagnostics)
         } catch {
             throw .unavailable(error.description)
@@ -98,7 +101,7 @@ struct RunCommand: ConfiguredCommand {
         try configuration.ensureDataDirectory()
         do {
             return try QueryService(
-                endpoints: configuration.endpoints,
+                endpoints: configuration.queryEndpoints,
                 generations: SQLiteReadModelGenerations(directory: configuration.dataDirectory), clock: SystemClock(),
                 diagnostics: diagnostics)
         } catch {

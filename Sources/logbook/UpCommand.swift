@@ -21,6 +21,8 @@ struct UpCommand: ConfiguredCommand {
 
     func run() throws(CLIError) -> ExitStatus {
         guard arguments.positionals.isEmpty else { throw .usage("up takes no positional arguments") }
+        // Its worker binds one commands endpoint: refuse a list here, before starting anything.
+        _ = try configuration.workerEndpoints()
         ProcessSignals.block(including: [SIGCHLD])
         let executable = try ExecutablePath.own()
         var children: [(role: String, pid: pid_t)] = []

@@ -383,14 +383,15 @@ struct ClientTests {
 
     @Test func endpointsDefaultToTheServiceDefaults() {
         let endpoints = ClientEndpoints()
-        #expect(endpoints.commands == "tcp://127.0.0.1:5555")
+        #expect(endpoints.commands.endpoints == ["tcp://127.0.0.1:5555"])
         #expect(endpoints.feed == "tcp://127.0.0.1:5556")
         #expect(endpoints.queries == "tcp://127.0.0.1:5557")
         #expect(endpoints.log == "tcp://127.0.0.1:5558")
         #expect(
             ServerEndpoint.allCases.map(endpoints.address(of:)) == [
-                endpoints.commands, endpoints.queries, endpoints.log,
+                "tcp://127.0.0.1:5555", endpoints.queries, endpoints.log,
             ])
+        #expect(ClientEndpoints(ServiceEndpoints.defaults) == endpoints)
     }
 }
 

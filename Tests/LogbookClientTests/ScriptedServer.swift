@@ -44,15 +44,16 @@ final class ScriptedServer: Sendable {
     private let thread: OwnedThread
     private let record: Box<Record>
 
-    /// Binds `tcp://127.0.0.1:*` on the server's thread and returns once it listens.
-    init(_ script: @escaping Script) async throws {
+    /// Binds `endpoint` (by default a free loopback port) on the server's thread and
+    /// returns once it listens.
+    init(at endpoint: String = "tcp://127.0.0.1:*", _ script: @escaping Script) async throws {
         let context = try ZMQContext()
         let started = Box<Result<String, ZMQError>?>(nil)
         let record = Box(Record())
         self.context = context
         self.record = record
         thread = OwnedThread(name: "scripted-server") {
-            Self.serve(context: context, script: script, started: started) { request, waiting in
+            Self.serve(context: context, endpoint: endpoint, script: script, started: started) { request, waiting in
                 record.update {
                     $0.requests.append(request)
                     $0.mostWaitingReplies = max($0.mostWaitingReplies, waiting)
@@ -60,7 +61,7 @@ final class ScriptedServer: Sendable {
             }
         }
         while started.value == nil { try await Task.sleep(for: .milliseconds(1)) }
-        endpoint = try started.value!.get()
+        self.endpoint = try started.value!.get()
     }
 
     deinit {
@@ -97,12 +98,12 @@ final class ScriptedServer: Sendable {
     }
 
     private static func serve(
-        context: ZMQContext, script: Script, started: Box<Result<String, ZMQError>?>,
+        context: ZMQContext, endpoint: String, script: Script, started: Box<Result<String, ZMQError>?>,
         received: (Request, Int) -> Void
     ) {
         do throws(ZMQError) {
             let socket = try ZMQSocket(context, .router)
-            try socket.bind("tcp://127.0.0.1:*")
+            try socket.bind(endpoint)
             started.value = .success(try socket.lastEndpoint())
             var scheduled: [(due: ContinuousClock.Instant, frames: [[UInt8]])] = []
             var identitiesById: [String: [[UInt8]]] = [:]

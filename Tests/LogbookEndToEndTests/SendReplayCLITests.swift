@@ -168,6 +168,8 @@ struct SendReplayCLITests {
             ["send", "A", "{}", "--attempts", "0"],
             ["query"], ["subscribe", "toys"], ["subscribe", "--from", "0"], ["run"], ["run", "cook"], ["up", "now"],
             ["status", "x"], ["rebuild", "x"], ["verify", "x"], ["send", "A", "{}", "--log-level", "loud"],
+            ["send", "A", "{}", "--commands", "tcp://127.0.0.1:1,,tcp://127.0.0.1:2"],
+            ["up", "--commands", "tcp://127.0.0.1:1,tcp://127.0.0.1:2"],
         ] {
             let result = try await runLogbook(arguments)
             #expect(result.status == 2, "\(arguments)")

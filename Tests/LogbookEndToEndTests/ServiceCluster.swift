@@ -18,6 +18,8 @@ final class ServiceCluster: @unchecked Sendable {
     let log: String
     private var worker: Process?
     private var query: Process?
+    /// Further workers on the worker's data directory (`PeerWorker`), by commands endpoint.
+    var peers: [String: Process] = [:]
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-e2e-\(UUID().uuidString)")
@@ -30,7 +32,7 @@ final class ServiceCluster: @unchecked Sendable {
     }
 
     deinit {
-        for process in [worker, query].compactMap({ $0 }) where process.isRunning {
+        for process in [worker, query].compactMap({ $0 }) + peers.values where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
@@ -74,8 +76,8 @@ final class ServiceCluster: @unchecked Sendable {
     }
 
     /// How many times a process of `role` logged that it started (its log file is kept across restarts).
-    private func startLines(of role: String) -> Int {
-        let line = role == "worker" ? "msg=\"worker started\"" : "msg=\"query process started\""
+    func startLines(of role: String) -> Int {
+        let line = role.hasPrefix("worker") ? "msg=\"worker started\"" : "msg=\"query process started\""
         return stderr(of: role).components(separatedBy: line).count - 1
     }
 
@@ -102,10 +104,12 @@ final class ServiceCluster: @unchecked Sendable {
         return running.terminationStatus
     }
 
-    private func launch(_ arguments: [String], _ role: String) throws -> Process {
+    /// Starts `logbook ARGUMENTS` with this cluster's settings (or `settings`), its stderr
+    /// appended to `ROLE.log`.
+    func launch(_ arguments: [String], _ role: String, settings: [String]? = nil) throws -> Process {
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = arguments + settings
+        process.arguments = arguments + (settings ?? self.settings)
         let logURL = directory.appendingPathComponent("\(role).log")
         if !FileManager.default.fileExists(atPath: logURL.path) {
             _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
@@ -121,10 +125,12 @@ final class ServiceCluster: @unchecked Sendable {
     /// Waits until the process just launched says it started and its server answers `Status`.
     /// Fails at once if the process ended (a port taken by someone else, say): whatever
     /// answers on its port then is not this cluster's process.
-    private func waitUntilAnswering(_ server: ServerEndpoint, _ process: Process, role: String, after starts: Int)
-        async throws
-    {
-        let client = try self.client(timeout: .milliseconds(200), attempts: 1)
+    func waitUntilAnswering(
+        _ server: ServerEndpoint, _ process: Process, role: String, after starts: Int,
+        at endpoints: ClientEndpoints? = nil
+    ) async throws {
+        let client = try LogbookClient(
+            endpoints: endpoints ?? self.endpoints, timeout: .milliseconds(200), attempts: 1)
         defer { client.close() }
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
@@ -136,7 +142,7 @@ final class ServiceCluster: @unchecked Sendable {
             if startLines(of: role) == starts { try await Task.sleep(for: .milliseconds(10)) }
         }
         Issue.record(
-            "the \(server) server did not answer within 20 s; stderr: \(stderr(of: "worker")) \(stderr(of: "query"))")
+            "the \(server) server did not answer within 20 s; stderr: \(stderr(of: role)) \(stderr(of: "query"))")
         throw ClusterError.notAnswering(server.rawValue)
     }
 

@@ -258,4 +258,23 @@ struct SocketTests {
         }
         #expect(seen == ["products:2", "users:4", "productsArchive:5", "users:end"])
     }
+
+    @Test func immediateDealerSendsOnlyOverCompletedConnections() throws {
+        let context = try ZMQContext()
+        let down = temporaryIPCEndpoint()  // nobody binds it, unlike a released tcp port
+        let dealer = try ZMQSocket(context, .dealer)
+        try dealer.set(.immediate, 1)
+        try dealer.connect(down)
+        // Nothing listens there: the socket is not writable and refuses a message, queuing nothing.
+        #expect(try ZMQPoll.ready([dealer.watched(for: [.readable, .writable])], timeoutMilliseconds: 50) == [[]])
+        #expect(try dealer.send([[], bytes("refused")], wait: false) == false)
+
+        let router = try ZMQSocket(context, .router)
+        try router.bind("tcp://127.0.0.1:*")
+        try dealer.connect(try router.lastEndpoint())
+        #expect(try ZMQPoll.ready([dealer.watched(for: .writable)], timeoutMilliseconds: 3_000) == [.writable])
+        // Every message goes to the one completed connection, none to the one still down.
+        for index in 0..<4 { #expect(try dealer.send([[], bytes("m\(index)")], wait: false)) }
+        for index in 0..<4 { #expect(try receive(router)?.last == bytes("m\(index)")) }
+    }
 }

@@ -13,7 +13,11 @@ process, read here with code of its own:
    the first reply to PurchaseProduct (the demo must send the same id again, and the
    purchase must still be applied once), and drops or doubles some products messages of
    the feed (the follower must notice the holes by `previous`, fill them from the log,
-   and drop the repeats), while the demo sends 20 more commands.
+   and drop the repeats), while the demo sends 20 more commands;
+3. with a second worker on the same data directory, killed with SIGKILL, listed first in
+   `--commands`: every command must go to the worker that is up. (Both cannot take the
+   demo's commands: each worker's feed carries only what it commits, and its `previous`
+   marks do not know the other's events, so a follower of one feed could skip them.)
 
 Exits 0 when all holds, else 1 with a message saying what did not. The processes are
 always stopped. `--example-dir DIR` checks a copy of the example elsewhere.
@@ -68,6 +72,7 @@ def main() -> int:
             service.start()
             check_plain_run(args.example_dir, service)
             check_lossy_run(args.example_dir, service)
+            check_two_workers_run(args.example_dir, service)
         except CheckFailed as failure:
             print(f"check_example: FAILED: {failure}", file=sys.stderr)
             service.print_logs()
@@ -75,7 +80,7 @@ def main() -> int:
         finally:
             service.stop()
             zmq.Context.instance().destroy(linger=0)
-    print("check_example: ok (the purchase, the products feed with holes and repeats, the view, the retry)")
+    print("check_example: ok (the purchase, the products feed with holes and repeats, the view, the retry, two workers)")
     return 0
 
 
@@ -117,6 +122,24 @@ class Service:
                         expect(process.poll() is None, f"{' '.join(process.args[:3])} exited with {process.returncode}")
                     expect(time.monotonic() < deadline, f"no Status reply from {endpoint} within 20 s")
 
+    def start_peer(self) -> tuple[str, subprocess.Popen]:
+        """A second worker on the worker's data directory, with endpoints of its own; returns
+        its commands endpoint once it answers Status."""
+        commands, feed, log = (f"tcp://127.0.0.1:{free_port()}" for _ in range(3))
+        with open(self.folder / "peer.log", "w") as stderr:
+            command = [str(self.binary), "run", "worker", "--data-dir", str(self.folder / "worker")]
+            command += ["--commands", commands, "--feed", feed, "--log", log]
+            peer = subprocess.Popen(command, stdin=subprocess.DEVNULL, stderr=stderr)
+        self.processes.append(peer)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                ask(commands, {"type": "Status"}, timeout_ms=500)
+                return commands, peer
+            except CheckFailed:
+                expect(peer.poll() is None, f"the second worker exited with {peer.returncode}")
+                expect(time.monotonic() < deadline, f"no Status reply from {commands} within 20 s")
+
     def stop(self) -> None:
         for process in self.processes:
             if process.poll() is None:
@@ -129,7 +152,9 @@ class Service:
                 process.wait()
 
     def print_logs(self) -> None:
-        for role in ("worker", "query"):
+        for role in ("worker", "query", "peer"):
+            if not (self.folder / f"{role}.log").exists():
+                continue
             lines = (self.folder / f"{role}.log").read_text().splitlines()
             print(f"--- last lines of the {role}'s log:", *lines[-10:], sep="\n", file=sys.stderr)
 
@@ -201,6 +226,19 @@ def check_lossy_run(example_dir: Path, service: Service) -> None:
     expect(link.dropped_events > 0 and link.doubled_events > 0, "the lossy link dropped or doubled no feed message")
     holes = int(re.search(r"^  handled up to position \d+: \d+ event\(s\), (\d+) hole", output, re.M).group(1))
     expect(holes > 0 and re.search(r"^  log read: hole: ", output, re.M) is not None, "the follower found no hole")
+
+
+def check_two_workers_run(example_dir: Path, service: Service) -> None:
+    peer_commands, peer = service.start_peer()
+    endpoints = {
+        "commands": f"{peer_commands},{service.commands}",
+        "feed": service.feed,
+        "log": service.log,
+        "queries": service.queries,
+    }
+    peer.kill()
+    peer.wait()
+    check_output(run_demo(example_dir, "failover", endpoints, "--timeout-ms", "2000"), "failover", service)
 
 
 def check_output(output: str, run_id: str, service: Service, restocks: int = 0) -> None:

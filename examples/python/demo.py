@@ -152,7 +152,11 @@ def indented(label: str):
 
 def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--commands", default=logbook.DEFAULT_COMMANDS, help="the worker's commands socket")
+    parser.add_argument(
+        "--commands",
+        default=logbook.DEFAULT_COMMANDS,
+        help="the worker's commands socket, or several workers' comma-separated (tcp://a:5555,tcp://b:5555)",
+    )
     parser.add_argument("--feed", default=logbook.DEFAULT_FEED, help="the worker's feed socket")
     parser.add_argument("--log", default=logbook.DEFAULT_LOG, help="the worker's log socket (ReadLog)")
     parser.add_argument("--queries", default=logbook.DEFAULT_QUERIES, help="the query process's socket")

@@ -4,7 +4,8 @@ Copy this file into your own project and adapt it. It needs Python 3.11+ and pyz
 nothing else. It has three parts:
 
 - RequestClient: one request, one reply, with a timeout and a safe retry (the
-  "Lazy Pirate" pattern). Use one per server socket: commands, queries or log.
+  "Lazy Pirate" pattern). Use one per server socket: commands, queries or log. For
+  commands it may be given several workers: any worker takes any command.
 - read_log_pages: ReadLog page after page, until a reply says the head was reached.
 - FeedFollower: the change feed of some topics, in position order, each event once,
   with no hole: whatever the feed drops is read from the log.
@@ -16,7 +17,7 @@ top-level README.md.
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import zmq
 
@@ -44,6 +45,14 @@ class NoReply(Exception):
     """No reply came within the timeout, on any attempt."""
 
 
+def endpoint_list(endpoints: str | Iterable[str]) -> list[str]:
+    """`"tcp://a:5555,tcp://b:5555"` (as `logbook --commands` takes it) or a list: the endpoints, in order."""
+    items = [e.strip() for e in (endpoints.split(",") if isinstance(endpoints, str) else endpoints)]
+    if not items or not all(items) or len(set(items)) != len(items):
+        raise ValueError(f"not a list of distinct endpoints: {endpoints!r}")
+    return items
+
+
 def new_id() -> str:
     """A fresh request or command id (the contract allows 1-128 printable ASCII characters)."""
     return str(uuid.uuid4())
@@ -55,23 +64,30 @@ class RequestClient:
     It uses a DEALER socket and sends the empty delimiter frame itself; the server
     answers `[empty][reply]`, and the reply echoes the request's `id`.
 
+    `endpoints` may name several servers (`"tcp://a:5555,tcp://b:5555"` or a list): with
+    several workers, any worker takes any command. The DEALER connects to all of them
+    with `zmq.IMMEDIATE`, so it hands each request to one whose connection is up (in
+    turn) and never queues it towards one that is down; while none is up, the request
+    waits here until one is, or until its attempt's time is up.
+
     On a timeout it closes the socket (dropping whatever is queued on it), opens a new
-    one and sends the *same* document again. That is safe: the server de-duplicates
-    commands by their `id`, so a command that was applied but whose reply was lost is
-    answered with its first outcome and not applied twice. Queries and ReadLog only
-    read, so sending them again is always safe.
+    one and sends the *same* document again; a fresh socket reaches only servers that
+    connect again, so with several workers the retry goes to one that is alive. That is
+    safe: the workers de-duplicate commands by their `id`, so a command that was applied
+    (by any worker) but whose reply was lost is answered with its first outcome and not
+    applied twice. Queries and ReadLog only read, so sending them again is always safe.
     """
 
     def __init__(
         self,
         context: zmq.Context,
-        endpoint: str,
+        endpoints: str | Iterable[str],
         timeout_ms: int = 3000,
         attempts: int = 3,
         note: Callable[[str], None] = ignore,
     ):
         self.context = context
-        self.endpoint = endpoint
+        self.endpoints = endpoint_list(endpoints)
         self.timeout_ms = timeout_ms
         self.attempts = attempts
         self.note = note  # told when a request is sent again
@@ -80,7 +96,9 @@ class RequestClient:
     def _open(self) -> zmq.Socket:
         socket = self.context.socket(zmq.DEALER)
         socket.linger = 0  # closing never waits for unsent messages
-        socket.connect(self.endpoint)
+        socket.immediate = True  # queue only on completed connections, never on a server that is down
+        for endpoint in self.endpoints:
+            socket.connect(endpoint)
         return socket
 
     def request(self, document: dict) -> dict:
@@ -91,20 +109,34 @@ class RequestClient:
         """
         payload = json.dumps(document, separators=(",", ":")).encode()
         for attempt in range(1, self.attempts + 1):
-            self.socket.send_multipart([b"", payload])
-            reply = self._wait_for_reply(document["id"])
-            if reply is not None:
-                return reply
+            deadline = time.monotonic() + self.timeout_ms / 1000
+            if self._send(payload, deadline):
+                reply = self._wait_for_reply(document["id"], deadline)
+                if reply is not None:
+                    return reply
             # Lazy Pirate: this socket may still deliver a late reply or hold our request;
             # throw it away and try again, with the same id, on a fresh one.
             self.socket.close()
             self.socket = self._open()
             if attempt < self.attempts:
                 self.note(f"no reply to {document['type']} {document['id']} in {self.timeout_ms} ms: sending it again")
-        raise NoReply(f"no reply from {self.endpoint} after {self.attempts} attempts of {self.timeout_ms} ms")
+        servers = ",".join(self.endpoints)
+        raise NoReply(f"no reply from {servers} after {self.attempts} attempts of {self.timeout_ms} ms")
 
-    def _wait_for_reply(self, request_id: str) -> dict | None:
-        deadline = time.monotonic() + self.timeout_ms / 1000
+    def _send(self, payload: bytes, deadline: float) -> bool:
+        """Sends once a connection is up (a fresh socket is still connecting, or every
+        server may be down); False when none came up before `deadline`."""
+        while (left_ms := (deadline - time.monotonic()) * 1000) > 0:
+            if not self.socket.poll(left_ms, zmq.POLLOUT):
+                return False
+            try:
+                self.socket.send_multipart([b"", payload], flags=zmq.NOBLOCK)
+                return True
+            except zmq.Again:  # the connection went away again: wait for another
+                continue
+        return False
+
+    def _wait_for_reply(self, request_id: str, deadline: float) -> dict | None:
         while (left_ms := (deadline - time.monotonic()) * 1000) > 0:
             if not self.socket.poll(left_ms):
                 break

@@ -113,6 +113,9 @@ public struct ZMQSocket: ~Copyable {
 
     /// This socket as an entry of `ZMQPoll.wait`, waiting until it can be read.
     public var readable: PollItem { PollItem(socket: handle) }
+
+    /// This socket as an entry of `ZMQPoll.ready`, watched for `events`.
+    public func watched(for events: PollEvents) -> PollItem { PollItem(socket: handle, events: events) }
 }
 
 /// The integer socket options Logbook sets.
