@@ -6,7 +6,6 @@ import LogbookSQLite
 import LogbookServer
 import LogbookTestSupport
 import LogbookZMQ
-import Synchronization
 
 /// Scale-out in the test process, on ipc:// sockets in a temporary folder: two workers on
 /// one fresh PostgreSQL database (hinting, not publishing), one feed process publishing
@@ -26,7 +25,7 @@ final class PostgresFeedRig: Sendable {
     private let workers: [WorkerService]
     private let feedService: FeedService
     private let query: QueryService?
-    private let stopped = Mutex(false)
+    private let stopping = Once()
 
     /// `hintFeed`: whether the workers send their hints where the feed takes them (false:
     /// every hint is lost). `pollMilliseconds`: the feed's poll without hints.
@@ -88,11 +87,7 @@ final class PostgresFeedRig: Sendable {
 
     /// Stops every service (once) and removes the folder.
     func stop() {
-        let wasStopped = stopped.withLock { stopped in
-            defer { stopped = true }
-            return stopped
-        }
-        guard !wasStopped else { return }
+        guard stopping.first() else { return }
         query?.stop()
         for worker in workers { worker.stop() }
         feedService.stop()

@@ -36,15 +36,11 @@ public final class FeedService: Sendable {
     }
 
     public func start() throws(ServiceStartError) {
-        let publishingReady = StartupGate()
-        let logReady = StartupGate()
-        threads.start(name: "logbook-feed") { [self] in runPublishingLoop(publishingReady) }
-        threads.start(name: "logbook-log-reads") { [self] in
-            LogReadLoop.serve(context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, logReady)
-        }
         do {
-            try publishingReady.wait()
-            try logReady.wait()
+            try threads.startGated([
+                ("logbook-feed", { [self] gate in runPublishingLoop(gate) }),
+                LogReadLoop.thread(context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics),
+            ])
         } catch {
             stop()
             throw error

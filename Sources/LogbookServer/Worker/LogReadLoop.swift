@@ -11,6 +11,17 @@ struct LogReadLoop: ~Copyable {
     let reader: LogReader
     let diagnostics: Diagnostics
 
+    /// The log-read thread of a worker or a feed process, for `ThreadGroup.startGated`.
+    static func thread(
+        _ context: ZMQContext, at endpoint: String, openStore: @escaping WorkerService.StoreOpener,
+        diagnostics: Diagnostics
+    ) -> (name: String, body: @Sendable (StartupGate) -> Void) {
+        (
+            "logbook-log-reads",
+            { gate in serve(context, at: endpoint, openStore: openStore, diagnostics: diagnostics, gate) }
+        )
+    }
+
     /// Opens a connection to the log and binds the log ROUTER at `endpoint`, tells `gate`
     /// that it did (or why it could not), then serves until the context is shut down. The
     /// body of a log-read thread, in a worker and in a feed process.

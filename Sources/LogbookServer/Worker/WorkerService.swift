@@ -45,15 +45,11 @@ public final class WorkerService: Sendable {
     }
 
     public func start() throws(ServiceStartError) {
-        let commandsReady = StartupGate()
-        let logReady = StartupGate()
-        threads.start(name: "logbook-commands") { [self] in runCommandLoop(commandsReady) }
-        threads.start(name: "logbook-log-reads") { [self] in
-            LogReadLoop.serve(context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, logReady)
-        }
         do {
-            try commandsReady.wait()
-            try logReady.wait()
+            try threads.startGated([
+                ("logbook-commands", { [self] gate in runCommandLoop(gate) }),
+                LogReadLoop.thread(context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics),
+            ])
         } catch {
             stop()
             throw error
