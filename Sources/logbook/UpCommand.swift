@@ -28,7 +28,10 @@ struct UpCommand: ConfiguredCommand {
         var children: [(role: String, pid: pid_t)] = []
         for role in ["worker", "query"] {
             do {
-                children.append((role, try Self.spawn(executable, ["run", role] + configuration.childArguments)))
+                // up is SQLite only: a LOGBOOK_STORE in the environment must not move its worker.
+                let storage = role == "worker" ? [OptionSpec.store.flag, "sqlite"] : []
+                children.append(
+                    (role, try Self.spawn(executable, ["run", role] + configuration.childArguments + storage)))
             } catch {
                 Self.stop(children)
                 throw error

@@ -7,11 +7,13 @@ import LogbookZMQ
 /// The worker's command loop, on its own thread: waits for requests on the commands
 /// ROUTER, drains every request waiting (up to `maximumBatch`), decides them in arrival
 /// order against current state and appends them in one group commit (`CommandHandler`),
-/// and only then replies to each and publishes the new events in position order.
+/// and only then replies to each and announces the new events in position order: it
+/// publishes them (`FeedPublisher`, SQLite) or hints the feed processes (`CommitHints`,
+/// PostgreSQL), whichever `Announcer` it was given.
 /// A client that vanished before its reply costs nothing: its reply is dropped.
-struct CommandLoop: ~Copyable {
+struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     let router: ZMQSocket
-    var feed: FeedPublisher
+    var announcer: Announcer
     let handler: CommandHandler
     let store: any EventStore
     let diagnostics: Diagnostics
@@ -20,11 +22,11 @@ struct CommandLoop: ~Copyable {
     private let uptime: Uptime
 
     init(
-        router: consuming ZMQSocket, feed: consuming FeedPublisher, handler: CommandHandler, store: any EventStore,
+        router: consuming ZMQSocket, announcer: consuming Announcer, handler: CommandHandler, store: any EventStore,
         clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int
     ) {
         self.router = router
-        self.feed = feed
+        self.announcer = announcer
         self.handler = handler
         self.store = store
         self.diagnostics = diagnostics
@@ -70,12 +72,12 @@ struct CommandLoop: ~Copyable {
         // from the log) and its reply is the `internal` error naming it.
         var envelopes: [Int64: [UInt8]] = [:]
         for event in fresh { envelopes[event.position] = try? EnvelopeWriter.bytes(event) }
-        let messages = feed.messages(for: fresh, envelopes: envelopes)
+        let announcement = announcer.prepare(fresh, envelopes: envelopes)
         for ((request, command), outcome) in zip(commands, outcomes) {
             try reply(
                 request, bytes: WireEncoding.commandReplyBytes(id: command.commandId, outcome, envelopes: envelopes))
         }
-        statistics.published += try feed.publish(messages)
+        statistics.published += try announcer.announce(announcement)
         if outcomes.count > 1 { diagnostics.debug("batch committed", ["commands": "\(outcomes.count)"]) }
     }
 

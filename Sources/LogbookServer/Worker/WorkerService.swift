@@ -2,12 +2,23 @@ public import LogbookApplication
 public import LogbookZMQ
 
 /// The write side (`logbook run worker`): a command loop thread (commands ROUTER + feed
-/// PUB) and a log-read thread (log ROUTER), each with its own connection to the log.
+/// PUB, or on PostgreSQL a hints PUB) and a log-read thread (log ROUTER), each with its
+/// own connection to the log.
 /// `start()` returns once every socket is bound, or throws why one could not be;
 /// `stop()` wakes both threads through the context and waits for them to end.
 public final class WorkerService: Sendable {
     /// Opens a connection to the event log; called once on each thread that needs one.
     public typealias StoreOpener = @Sendable () throws(EventStoreError) -> any EventStore
+
+    /// What the worker does after a commit that appended events.
+    public enum AfterCommit: Sendable, Equatable {
+        /// Publishes them on its own feed PUB (bound at `endpoints.feed`): the worker is the
+        /// log's only writer (SQLite).
+        case publishFeed
+        /// Binds no feed and sends a hint to each feed process's hints endpoint: several
+        /// workers share the log (PostgreSQL) and the feed processes publish it.
+        case hintFeedProcesses([String])
+    }
 
     private let context: ZMQContext
     private let endpoints: ServiceEndpoints
@@ -16,14 +27,16 @@ public final class WorkerService: Sendable {
     private let ids: any IDGenerator
     private let diagnostics: Diagnostics
     private let maximumBatch: Int
+    private let afterCommit: AfterCommit
     private let threads = ThreadGroup()
 
     public init(
         endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock, ids: any IDGenerator,
-        diagnostics: Diagnostics, maximumBatch: Int = 2_048
+        diagnostics: Diagnostics, maximumBatch: Int = 2_048, afterCommit: AfterCommit = .publishFeed
     ) throws(ZMQError) {
         context = try ZMQContext()
         self.endpoints = endpoints
+        self.afterCommit = afterCommit
         self.openStore = openStore
         self.clock = clock
         self.ids = ids
@@ -32,20 +45,24 @@ public final class WorkerService: Sendable {
     }
 
     public func start() throws(ServiceStartError) {
-        let commandsReady = StartupGate()
-        let logReady = StartupGate()
-        threads.start(name: "logbook-commands") { [self] in runCommandLoop(commandsReady) }
-        threads.start(name: "logbook-log-reads") { [self] in runLogReadLoop(logReady) }
         do {
-            try commandsReady.wait()
-            try logReady.wait()
+            try threads.startGated([
+                ("logbook-commands", { [self] gate in runCommandLoop(gate) }),
+                LogReadLoop.thread(context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics),
+            ])
         } catch {
             stop()
             throw error
         }
-        diagnostics.info(
-            "worker started",
-            ["commands": endpoints.commands, "feed": endpoints.feed, "log": endpoints.log])
+        switch afterCommit {
+        case .publishFeed:
+            diagnostics.info(
+                "worker started", ["commands": endpoints.commands, "feed": endpoints.feed, "log": endpoints.log])
+        case .hintFeedProcesses(let hints):
+            diagnostics.info(
+                "worker started",
+                ["commands": endpoints.commands, "log": endpoints.log, "hints": hints.joined(separator: ",")])
+        }
     }
 
     /// Stops serving; blocks until both threads have closed their sockets.
@@ -55,33 +72,33 @@ public final class WorkerService: Sendable {
     }
 
     private func runCommandLoop(_ gate: StartupGate) {
-        var loop: CommandLoop
+        switch afterCommit {
+        case .publishFeed:
+            serveCommands(gate) { [context, endpoints] head throws(ZMQError) in
+                try FeedPublisher(context, at: endpoints.feed, head: head)
+            }
+        case .hintFeedProcesses(let hints):
+            serveCommands(gate) { [context] _ throws(ZMQError) in try CommitHints(context, connectingTo: hints) }
+        }
+    }
+
+    /// Opens the store and the sockets, says so through `gate`, then serves commands;
+    /// `makeAnnouncer` gets the log's head at start.
+    private func serveCommands<Announcer: CommitAnnouncer & ~Copyable>(
+        _ gate: StartupGate, _ makeAnnouncer: (Int64) throws(ZMQError) -> Announcer
+    ) {
+        var loop: CommandLoop<Announcer>
         do {
             let store = try openStore()
             let handler = CommandHandler(store: store, clock: clock, ids: ids)
             let head = try store.headPosition()
-            let feed = try FeedPublisher(context, at: endpoints.feed, head: head)
+            let announcer = try makeAnnouncer(head)
             let router = try ServerSockets.router(context, at: endpoints.commands)
             loop = CommandLoop(
-                router: router, feed: feed, handler: handler, store: store, clock: clock, diagnostics: diagnostics,
-                maximumBatch: maximumBatch)
+                router: router, announcer: announcer, handler: handler, store: store, clock: clock,
+                diagnostics: diagnostics, maximumBatch: maximumBatch)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("worker sockets", error.description))
-        } catch {
-            return gate.fail(ServiceStartError("event log", "\(error)"))
-        }
-        gate.open()
-        loop.run()
-    }
-
-    private func runLogReadLoop(_ gate: StartupGate) {
-        let loop: LogReadLoop
-        do {
-            let reader = LogReader(store: try openStore())
-            loop = LogReadLoop(
-                router: try ServerSockets.router(context, at: endpoints.log), reader: reader, diagnostics: diagnostics)
-        } catch let error as ZMQError {
-            return gate.fail(ServiceStartError("log socket", error.description))
         } catch {
             return gate.fail(ServiceStartError("event log", "\(error)"))
         }
