@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite: checks formatting and that docs/architecture.md's table of targets
-# matches Package.swift, builds every target and test with warnings as errors, runs all
-# tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
-# (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too,
-# checks every message kind on the wire against schemas/, runs `logbook-bench --quick` as a smoke test and runs the Python
-# example (each against a real worker and query process), then starts the local cluster of deploy/ (a worker and two
-# query processes) and checks that both query processes answer. This is what CI runs.
+# The whole test suite, what CI runs: checks formatting and that docs/architecture.md's
+# table of targets matches Package.swift; builds every target and test with warnings as
+# errors; runs all tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
+# (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too;
+# checks every message kind on the wire against schemas/; runs `logbook-bench --quick` as a
+# smoke test; runs the Python example against a real worker and query process; starts the
+# local clusters of deploy/ (SQLite: a worker and two query processes; PostgreSQL: two
+# workers, a feed process and two query processes) and checks that both query processes
+# answer; and runs the multi-host test (Tests/MultiHost) on network namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
@@ -22,3 +24,7 @@ LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.
 .build/debug/logbook-bench --quick --out "${TMPDIR:-/tmp}/logbook-bench-quick.json"
 LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py
 ./deploy/cluster.sh --check
+./deploy/cluster.sh --postgres --check
+# Separate hosts (network namespaces): PostgreSQL, two workers, a feed, two query processes and
+# clients, under load with a worker killed and PostgreSQL restarted (skipped, saying why, without root).
+LOGBOOK_BIN=.build/debug/logbook python3 Tests/MultiHost/check_multihost.py
