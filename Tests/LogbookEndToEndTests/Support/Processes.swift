@@ -6,8 +6,14 @@ import LogbookJSON
 import LogbookZMQ
 import Testing
 
+/// How long `runLogbook` lets a command run before it kills it: every command it runs ends
+/// on its own within seconds, so one still running is a bug (say, a process that was meant to
+/// fail and serves instead), and killing it fails that test instead of hanging the suite.
+let runLogbookDeadlineSeconds = 120
+
 /// Runs the `logbook` binary (or `executable`) to its end on a thread of its own (not the
-/// cooperative pool), feeding `stdin`, and returns what it printed and its exit status.
+/// cooperative pool), feeding `stdin`, and returns what it printed and its exit status
+/// (killed, with a line saying so on stderr, after `runLogbookDeadlineSeconds`).
 func runLogbook(
     _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
     executable: URL = ServiceCluster.binary
@@ -27,6 +33,14 @@ func runLogbook(
         process.standardError = err
         process.standardInput = input
         try process.run()
+        let pid = process.processIdentifier
+        let overdue = Shared(false)
+        let watchdog = DispatchWorkItem {
+            overdue.update { $0 = true }
+            kill(pid, SIGKILL)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(runLogbookDeadlineSeconds), execute: watchdog)
+        defer { watchdog.cancel() }
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         // stderr is read on another thread so a chatty process can never fill one pipe
@@ -39,9 +53,11 @@ func runLogbook(
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         reader.join()
         process.waitUntilExit()
+        watchdog.cancel()
+        let note = overdue.value ? "\n(killed: still running after \(runLogbookDeadlineSeconds) s)" : ""
         return CLIResult(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: stderrText.value)
+            stderr: stderrText.value + note)
     }
 }
 
