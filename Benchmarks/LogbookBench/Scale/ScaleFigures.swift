@@ -104,6 +104,10 @@ struct ScaleFigures {
         details["contendedPercent"] = .double(Self.round(100 * (lock.contendedShare ?? 0)))
         details["meanWaiters"] = .double(Self.round(lock.meanWaiters ?? 0))
         details["serialMicrosecondsPerCommand"] = .double(Self.round(step.costs.serial * 1e6))
+        if step.cpuSeconds > 0 {
+            details["samplerBackendPercentOfOneProcessor"] = .double(
+                Self.round(100 * step.samplerCPU / step.cpuSeconds))
+        }
         return [
             BenchFigure(
                 section: Self.section, name: name, value: 100 * held, unit: .percent,
@@ -113,8 +117,14 @@ struct ScaleFigures {
     }
 
     private func feedRows(_ step: ScaleStep) -> [BenchFigure] {
-        let at = "at \(NumberFormat.grouped(step.feedOffered)) events/s, \(label(step.workers))"
-        guard let feed = step.feed else {
+        step.feed.enumerated().flatMap { index, run in
+            feedRows(run, label: "\(label(step.workers))\(index > 0 ? " (half the peak)" : "")")
+        }
+    }
+
+    private func feedRows(_ run: ScaleStep.FeedRun, label: String) -> [BenchFigure] {
+        let at = "at \(NumberFormat.grouped(run.offered)) events/s, \(label)"
+        guard let feed = run.delays else {
             return [
                 .skipped(
                     section: Self.section, name: "feed reply → feed message \(at)", unit: .microseconds,
@@ -125,12 +135,14 @@ struct ScaleFigures {
             value.map { [.init("bare libzmq round trip \(name)", $0)] } ?? []
         }
         let details: JSONObject = [
-            "offeredFeedEventsPerSecond": .double(step.feedOffered), "feedEventsPerSecond": .double(feed.perSecond),
-            "matched": .int(feed.matched), "sendToFeedP99Us": .double(feed.afterSend.p99),
+            "offeredFeedEventsPerSecond": .double(run.offered), "feedEventsPerSecond": .double(feed.perSecond),
+            "matched": .int(feed.matched), "sendToFeedP50Us": .double(feed.afterSend.p50),
+            "sendToFeedP99Us": .double(feed.afterSend.p99),
         ]
         let overloaded =
-            feed.perSecond < step.feedOffered * 0.95
-            ? "the service took \(NumberFormat.grouped(feed.perSecond)) of the events/s offered" : nil
+            feed.perSecond < run.offered * 0.95
+            ? "the service took \(NumberFormat.grouped(feed.perSecond)) of the events/s offered: "
+                + "commands queued, and these times include the queue" : nil
         return [
             BenchFigure(
                 section: Self.section, name: "feed reply → feed message, p50 \(at)", value: feed.afterReply.p50,
@@ -155,7 +167,8 @@ struct ScaleFigures {
                         section: Self.section,
                         name: "model: \(label(step.workers)) on \(Int(processors)) processors, \(from)",
                         value: here.perSecond, unit: .perSecond, baselines: [.init("measured", step.perSecond)],
-                        note: "bound: \(here.bound.rawValue)", details: Self.bounds(model, step.workers, processors)))
+                        note: "bound: \(here.bound.rawValue)",
+                        details: Self.bounds(model, step.workers, processors, ownCosts: step)))
             }
             if let free = model.predict(workers: step.workers, processors: nil) {
                 rows.append(
@@ -167,8 +180,15 @@ struct ScaleFigures {
         return rows
     }
 
-    private static func bounds(_ model: CapacityModel, _ workers: Int, _ processors: Double) -> JSONObject {
+    /// Each bound of the prediction, and the prediction from the step's own costs (which
+    /// tells a change of costs from a wrong form of the model).
+    private static func bounds(_ model: CapacityModel, _ workers: Int, _ processors: Double, ownCosts step: ScaleStep)
+        -> JSONObject
+    {
         var details = JSONObject()
+        if let own = CapacityModel(costs: step.costs).predict(workers: workers, processors: processors) {
+            details["fromOwnCosts"] = .double(round(own.perSecond))
+        }
         for (bound, value) in model.bounds(workers: workers, processors: processors) {
             let key: String =
                 switch bound {

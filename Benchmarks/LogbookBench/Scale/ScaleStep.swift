@@ -21,14 +21,22 @@ struct ScaleStep: Sendable {
     var postgresCPU = 0.0
     var feedCPU = 0.0
     var loadCPU = 0.0
+    /// The head-lock sampler's own backend (left out of `postgresCPU`).
+    var samplerCPU = 0.0
     /// The span of time those were read over: the run, the clients' connecting before it
     /// and a moment after it for the feed to finish.
     var cpuSeconds = 0.0
     /// The share (0…1) of all the machine's processors busy during the run, whoever used them.
     var machineBusyShare: Double?
     var headLock: HeadLockSampler.Outcome?
-    var feed: FeedDelays?
-    var feedOffered = 0.0
+    /// The paced feed runs: at the asked rate, and at half the peak when that was beyond it.
+    var feed: [FeedRun] = []
+
+    struct FeedRun: Sendable {
+        var offered: Double
+        /// Nil when no event of a reply arrived on the feed.
+        var delays: FeedDelays?
+    }
 
     init(workers: Int) {
         self.workers = workers

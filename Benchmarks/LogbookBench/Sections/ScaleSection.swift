@@ -83,9 +83,8 @@ extension BenchSession {
             connectionString: PostgresServer.connectionString(port: server.port, database: database),
             intervalMicroseconds: 1_000)
         defer { sampler.stop() }
-        let excluded = Set([sampler.backendPid].compactMap { $0 })
         let statusBefore = try endpoints.map { endpoint throws(BenchError) in try workerStatus(endpoint) }
-        let cpuBefore = ScaleCPUReading(service: service, postgres: server.pid, excluding: excluded)
+        let cpuBefore = ScaleCPUReading(service: service, postgres: server.pid, sampler: sampler.backendPid)
         progress("bench: scale: \(count) worker\(count == 1 ? "" : "s"), \(clients) clients")
         let result = try load(
             plan(
@@ -94,7 +93,7 @@ extension BenchSession {
         let lock = try sampler.outcome(from: result.startedAt, to: result.endedAt)
         // The feed may still be publishing the last batches.
         BenchClock.sleep(milliseconds: 500)
-        let cpuAfter = ScaleCPUReading(service: service, postgres: server.pid, excluding: excluded)
+        let cpuAfter = ScaleCPUReading(service: service, postgres: server.pid, sampler: sampler.backendPid)
         let statusAfter = try endpoints.map { endpoint throws(BenchError) in try workerStatus(endpoint) }
 
         var step = ScaleStep(workers: count)
@@ -115,17 +114,26 @@ extension BenchSession {
         }
         cpuAfter.record(since: cpuBefore, into: &step)
 
-        step.feedOffered = options.scaleFeedEventsPerSecond
-        progress("bench: scale: feed latency at \(Int(step.feedOffered)) events/s")
-        var feedPlan = plan(
-            CommandMix(tag: "\(tag)f", seedTag: tag, seeded: seeded), clients: 4,
-            pacing: .paced(
-                perSecond: step.feedOffered / Self.feedEventsPerCommand, maximumInFlight: 1_000),
-            length: .seconds(options.secondsPerRun))
-        feedPlan.threads = 1
-        feedPlan.feedEndpoint = service.feed
-        step.feed = FeedDelays(try load(feedPlan))
+        // At the asked rate; when that is beyond what this step took (its commands/s × 1.25
+        // feed events), also at half that peak, where the figures show the feed, not a queue.
+        for rate in Self.feedRates(asked: options.scaleFeedEventsPerSecond, peakCommands: step.perSecond) {
+            progress("bench: scale: feed latency at \(Int(rate)) events/s")
+            var feedPlan = plan(
+                CommandMix(tag: "\(tag)f\(step.feed.count)", seedTag: tag, seeded: seeded), clients: 4,
+                pacing: .paced(perSecond: rate / Self.feedEventsPerCommand, maximumInFlight: 1_000),
+                length: .seconds(options.secondsPerRun))
+            feedPlan.threads = 1
+            feedPlan.feedEndpoint = service.feed
+            step.feed.append(ScaleStep.FeedRun(offered: rate, delays: FeedDelays(try load(feedPlan))))
+        }
         return step
+    }
+
+    /// The feed rates of a step: the asked one, and half the step's peak when the asked one
+    /// is beyond it.
+    static func feedRates(asked: Double, peakCommands: Double) -> [Double] {
+        let peak = peakCommands * feedEventsPerCommand
+        return peak > 0 && peak < asked ? [asked, peak / 2] : [asked]
     }
 
     /// A worker's `Status`, typed.
@@ -141,19 +149,22 @@ extension BenchSession {
 }
 
 /// Processor seconds used so far by every process of a scale step (each worker, the feed
-/// process, PostgreSQL's processes, the bench) and by the whole machine.
+/// process, PostgreSQL's processes but the sampler's backend, that backend, the bench) and
+/// by the whole machine.
 private struct ScaleCPUReading {
     var workers: [Double?]
     var feed: Double?
     var postgres: Double?
+    var sampler: Double?
     var bench: Double?
     var machine: MachineCPU?
     var at: UInt64
 
-    init(service: SharedLogService, postgres: Int32, excluding: Set<Int32>) {
+    init(service: SharedLogService, postgres: Int32, sampler samplerPid: Int32?) {
         workers = service.workers.map { ProcessCPU.of($0.pid)?.seconds }
         feed = ProcessCPU.of(service.feedPid)?.seconds
-        self.postgres = ProcessTreeCPU.seconds(of: postgres, excluding: excluding)
+        self.postgres = ProcessTreeCPU.seconds(of: postgres, excluding: Set([samplerPid].compactMap { $0 }))
+        sampler = samplerPid.flatMap { ProcessCPU.of($0)?.seconds }
         bench = ProcessCPU.of(0)?.seconds
         machine = MachineCPU.now()
         at = BenchClock.nanoseconds()
@@ -167,6 +178,7 @@ private struct ScaleCPUReading {
         step.workerCPU = zip(before.workers, workers).map { used($1, $0) }
         step.feedCPU = used(feed, before.feed)
         step.postgresCPU = used(postgres, before.postgres)
+        step.samplerCPU = used(sampler, before.sampler)
         step.loadCPU = used(bench, before.bench)
         step.machineBusyShare = MachineCPU.busyShare(from: before.machine, to: machine)
         step.cpuSeconds = Double(at - before.at) / 1e9
