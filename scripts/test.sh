@@ -3,8 +3,8 @@
 # table of targets matches Package.swift; builds every target and test with warnings as
 # errors; runs all tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
 # (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too;
-# checks every message kind on the wire against schemas/; runs `logbook-bench --quick` as a
-# smoke test; runs the Python example against a real worker and query process; starts the
+# checks every message kind on the wire against schemas/; runs `logbook-bench --quick` (and its
+# `--store postgresql` scale section) as a smoke test; runs the Python example against a real worker and query process; starts the
 # local clusters of deploy/ (SQLite: a worker and two query processes; PostgreSQL: two
 # workers, a feed process and two query processes) and checks that both query processes
 # answer; and runs the multi-host test (Tests/MultiHost) on network namespaces.
@@ -22,6 +22,8 @@ swift test --skip-build
 LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py
 # The benchmark once at small sizes, as a smoke test (no thresholds; figures on CI mean nothing).
 .build/debug/logbook-bench --quick --out "${TMPDIR:-/tmp}/logbook-bench-quick.json"
+# And its PostgreSQL scale-out section (a throwaway cluster of its own; about 20 s).
+.build/debug/logbook-bench --store postgresql --only scale --quick --out "${TMPDIR:-/tmp}/logbook-bench-scale-quick.json"
 LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py
 ./deploy/cluster.sh --check
 ./deploy/cluster.sh --postgres --check

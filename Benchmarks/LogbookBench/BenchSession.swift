@@ -53,7 +53,8 @@ struct BenchSession {
     mutating func runSections() {
         let sections = options.sections.sorted()
         let needsLog = options.sections.contains(.replay) || options.sections.contains(.memory)
-        let needsService = sections.contains { $0 != .compare }
+        // compare and scale start servers of their own.
+        let needsService = sections.contains { $0 != .compare && $0 != .scale }
         do throws(BenchError) {
             for directory in ["service", "logs", "baselines"] { _ = try run.scratch.subdirectory(directory) }
             if needsLog { try generateLog() }
@@ -63,7 +64,7 @@ struct BenchSession {
         }
         for section in sections {
             if section == .compare { stopService() }
-            guard service != nil || section == .compare else {
+            guard service != nil || section == .compare || section == .scale else {
                 figures.append(
                     .skipped(
                         section: section.rawValue, name: section.rawValue, unit: .perSecond,
@@ -83,6 +84,7 @@ struct BenchSession {
                 case .feed: try measureFeed()
                 case .memory: try measureMemory()
                 case .compare: try measureCompare()
+                case .scale: try measureScale()
                 }
             } catch {
                 record(failure: section.rawValue, error)

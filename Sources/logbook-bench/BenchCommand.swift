@@ -47,10 +47,15 @@ struct BenchCommand {
     }
 
     private func benchOptions() throws(CLIError) -> BenchOptions {
-        var options = BenchOptions.standard(quick: arguments.isSet(Self.quick))
+        var options: BenchOptions
         do throws(BenchError) {
-            if let list = arguments.value(Self.only) { options.sections = try BenchOptions.sections(from: list) }
+            let store = try arguments.value(Self.store).map(BenchOptions.store(from:)) ?? .sqlite
+            options = BenchOptions.standard(quick: arguments.isSet(Self.quick), store: store)
+            if let list = arguments.value(Self.only) {
+                options.sections = try BenchOptions.sections(from: list, store: store)
+            }
             if let list = arguments.value(Self.clients) { options.clients = try BenchOptions.clients(from: list) }
+            if let list = arguments.value(Self.workers) { options.workers = try BenchOptions.workers(from: list) }
         } catch {
             throw .usage(error.message)
         }

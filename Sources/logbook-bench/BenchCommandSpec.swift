@@ -7,13 +7,21 @@ extension BenchCommand {
     static let quick = OptionSpec.flag(
         "quick", "small sizes, under a minute (a smoke test; figures are rough)")
     static let out = OptionSpec.option("out", "FILE", "the JSON report", default: standard { $0.outputPath })
+    static let store = OptionSpec.option(
+        "store", "S",
+        "the event log to measure: sqlite (one worker; every section but scale) or postgresql (a throwaway "
+            + "PostgreSQL shared by 1, 2, 3 workers and a feed process; the scale section)",
+        default: BenchOptions.Store.sqlite.rawValue)
     static let only = OptionSpec.option(
         "only", "LIST",
-        "only these sections, comma-separated: "
+        "only these sections of --store, comma-separated: "
             + BenchOptions.Section.allCases.map(\.rawValue).joined(separator: ", "))
     static let clients = OptionSpec.option(
-        "clients", "LIST", "client counts of the throughput runs",
+        "clients", "LIST", "client counts of the throughput runs; the scale section uses the largest",
         default: standard { $0.clients.map(String.init).joined(separator: ",") })
+    static let workers = OptionSpec.option(
+        "workers", "LIST", "worker counts of the scale section (--store postgresql)",
+        default: standard { $0.workers.map(String.init).joined(separator: ",") })
     static let window = OptionSpec.option(
         "window", "N", "commands each client keeps in flight", default: standard { "\($0.window)" })
     static let threads = OptionSpec.option(
@@ -54,9 +62,15 @@ extension BenchCommand {
               feed        reply → feed message and send → feed message, p50/p99
               memory      peak RSS of the worker and the query process
               compare     Redis XADD (appendfsync always) and PostgreSQL INSERTs, same load
+            With --store postgresql (a throwaway PostgreSQL cluster, its own in this run):
+              scale       commands/s of 1, 2, 3 workers sharing it, beside its own committed
+                          INSERTs at the same concurrency; processor time per command of every
+                          process, commands decided again, the head-row lock's share of wall
+                          time, feed latency through run feed, and the capacity model
             """,
         options: [
-            quick, out, only, clients, window, threads, seconds, events, streams, feedRate, samples, dataDirectory,
+            quick, out, store, only, clients, workers, window, threads, seconds, events, streams, feedRate, samples,
+            dataDirectory,
             logbook,
         ],
         exitStatus: "0 every section ran, 2 bad command line, 3 a section failed or logbook is missing")

@@ -21,6 +21,7 @@ struct RaceTests {
         #expect(outcome.code == .insufficientStock)
         #expect(outcome.error?.details.contains { $0.key == "available" && $0.value == .int(1) } == true)
         #expect(racing.appendCalls == 4, "register, add, the conflicting round, the fresh round recording the refusal")
+        #expect(h.handler.commandsDecidedAgain == 1)
         let buy = h.send("c4", "PurchaseProduct", Body.purchase("o1", user: "u1", product: "p1", quantity: 1))
         #expect(try payload(try #require(buy.accepted?.events.first))["stock"] == 0)
     }
@@ -39,6 +40,7 @@ struct RaceTests {
         }
         let outcome = h.send("c2", "RestockProduct", ["productId": "p1", "quantity": 5])
         #expect(outcome.code == .wrongExpectedVersion)
+        #expect(h.handler.commandsDecidedAgain == 2, "decided in three rounds: twice again")
         #expect(outcome.error?.details.contains { $0.key == "cause" && $0.value == .string("contention") } == true)
         #expect(try racing.commandRecord("c2") == nil, "contention is not remembered: the id may be sent again")
         #expect(h.send("c3", "RestockProduct", ["productId": "p1", "quantity": 5]).accepted != nil)

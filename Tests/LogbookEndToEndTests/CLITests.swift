@@ -85,7 +85,7 @@ struct CLITests {
         let worker = try #require(report["worker"]?.objectValue)
         #expect(worker["role"] == "worker")
         #expect(worker["head"] == .int(Int(last.position)))
-        #expect(worker["commands"] == ["accepted": 2, "rejected": 1, "retries": 0])
+        #expect(worker["commands"] == ["accepted": 2, "rejected": 1, "retries": 0, "decidedAgain": 0])
         #expect(worker["published"] == 2)  // the email claim is not published
         let query = try #require(report["query"]?.objectValue)
         #expect(query["role"] == "query")

@@ -130,7 +130,10 @@ struct SendReplayCLITests {
         }
         let client = try logbook.client()
         defer { client.close() }
-        #expect(try await client.status(of: .commands)["commands"] == ["accepted": 0, "rejected": 0, "retries": 0])
+        #expect(
+            try await client.status(of: .commands)["commands"] == [
+                "accepted": 0, "rejected": 0, "retries": 0, "decidedAgain": 0,
+            ])
         #expect(try await logbook.run(["replay"]).stdout.isEmpty)
     }
 

@@ -14,7 +14,7 @@ struct StatusCounterTests {
         let commands = try rig.commandsClient()
         let fresh = try commands.workerStatus()
         #expect(fresh.head == 0)
-        #expect(fresh.commands == WorkerStatus.Commands(accepted: 0, rejected: 0, retries: 0))
+        #expect(fresh.commands == WorkerStatus.Commands(accepted: 0, rejected: 0, retries: 0, decidedAgain: 0))
         #expect(fresh.batches == WorkerStatus.Batches(count: 0, largest: 0, last: 0, meanSize: 0))
         #expect(fresh.published == 0)
 
@@ -28,7 +28,7 @@ struct StatusCounterTests {
 
         let status = try commands.workerStatus()
         #expect(status.head == 3)
-        #expect(status.commands == WorkerStatus.Commands(accepted: 3, rejected: 2, retries: 1))
+        #expect(status.commands == WorkerStatus.Commands(accepted: 3, rejected: 2, retries: 1, decidedAgain: 0))
         #expect(status.batches == WorkerStatus.Batches(count: 4, largest: 1, last: 1, meanSize: 1))
         #expect(status.published == 2)  // the user and the product; the email claim is on no topic
     }

@@ -28,8 +28,8 @@ struct PostgresServer {
     /// The connection string for the cluster's database.
     var connectionString: String { Self.connectionString(port: port) }
 
-    static func connectionString(port: Int) -> String {
-        "host=127.0.0.1 port=\(port) user=bench dbname=postgres connect_timeout=5"
+    static func connectionString(port: Int, database: String = "postgres") -> String {
+        "host=127.0.0.1 port=\(port) user=bench dbname=\(database) connect_timeout=5"
     }
 
     static func start(

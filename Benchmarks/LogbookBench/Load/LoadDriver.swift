@@ -61,7 +61,8 @@ private struct LoadThread {
                 let socket = try ZMQSocket(context, .dealer)
                 try socket.set(.sendHighWaterMark, 0)
                 try socket.set(.receiveHighWaterMark, 0)
-                try socket.connect(plan.endpoint)
+                if !plan.otherEndpoints.isEmpty { try socket.set(.immediate, 1) }
+                for endpoint in [plan.endpoint] + plan.otherEndpoints { try socket.connect(endpoint) }
                 sockets.append(SocketBox(socket))
                 clients.append(Client(number: number))
             }

@@ -23,6 +23,10 @@ struct LoadPlan: Sendable {
     }
 
     var endpoint: String
+    /// Further servers every client also connects to (several workers sharing one log). A
+    /// DEALER hands each request to the next of its connections in turn; `ZMQ_IMMEDIATE`
+    /// keeps it to connections that are up, so requests spread evenly over the servers.
+    var otherEndpoints: [String] = []
     var clients: Int
     var threads: Int
     var pacing: Pacing

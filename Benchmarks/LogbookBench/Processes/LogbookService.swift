@@ -58,7 +58,7 @@ struct LogbookService {
     }
 
     /// Polls `Status` until `isReady` accepts it; fails when the process ends or the time is up.
-    private static func waitForStatus(
+    static func waitForStatus(
         _ client: inout ControlClient, pid: pid_t, name: String, children: ChildProcesses,
         within milliseconds: Int = startupMilliseconds, isReady: (JSONObject) -> Bool
     ) throws(BenchError) -> JSONObject {

@@ -10,16 +10,12 @@ struct ProcessCPU: Sendable, Equatable {
     static func of(_ pid: Int32) -> ProcessCPU? {
         let path = pid == 0 ? "/proc/self/stat" : "/proc/\(pid)/stat"
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return parse(stat: text, ticksPerSecond: Double(sysconf(Int32(_SC_CLK_TCK))))
+        return parse(stat: text, ticksPerSecond: ProcessStat.ticksPerSecond)
     }
 
-    /// Reads utime and stime (fields 14 and 15) from the text of a `/proc/PID/stat` file;
-    /// the command name in parentheses may itself hold spaces and parentheses.
+    /// Reads utime and stime (fields 14 and 15) from the text of a `/proc/PID/stat` file.
     static func parse(stat text: String, ticksPerSecond: Double) -> ProcessCPU? {
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return ProcessCPU(seconds: (user + system) / ticksPerSecond)
+        ProcessStat.parse(stat: text, ticksPerSecond: ticksPerSecond).map { ProcessCPU(seconds: $0.seconds) }
     }
 
     /// The share of one processor used between two readings `elapsed` seconds apart, in percent.

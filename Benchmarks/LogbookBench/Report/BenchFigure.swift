@@ -10,6 +10,8 @@ public struct BenchFigure: Sendable, Equatable {
         case microseconds = "µs"
         case megabytes = "MB"
         case seconds = "s"
+        /// A share of something (wall time, commands), 0 to 100.
+        case percent = "%"
     }
 
     /// A figure measured in the same run on the same machine with the same unit, to read

@@ -11,6 +11,7 @@ enum NumberFormat {
                 ? "\(decimal(value / 1000, places: 1)) ms" : "\(decimal(value, places: value < 100 ? 1 : 0)) µs"
         case .megabytes: "\(decimal(value, places: 1)) MB"
         case .seconds: "\(decimal(value, places: value < 10 ? 2 : 1)) s"
+        case .percent: "\(decimal(value, places: value < 10 ? 2 : 1)) %"
         }
     }
 

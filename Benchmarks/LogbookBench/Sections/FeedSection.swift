@@ -37,22 +37,13 @@ extension BenchSession {
     static let feedEventsPerCommand = 1.25
 
     private mutating func addFeedFigures(_ result: LoadResult, offered: Double, label: String) throws(BenchError) {
-        var fromReply: [Int64] = []
-        var fromSend: [Int64] = []
-        for mark in result.replyMarks {
-            guard let arrived = result.feedArrivals[mark.position] else { continue }
-            fromReply.append(Int64(bitPattern: arrived &- mark.repliedAt))
-            fromSend.append(Int64(bitPattern: arrived &- mark.sentAt))
-        }
-        guard let afterReply = LatencySummary(nanoseconds: fromReply),
-            let afterSend = LatencySummary(nanoseconds: fromSend)
-        else {
+        guard let delays = FeedDelays(result) else {
             throw BenchError("no event of a reply arrived on the feed (\(result.feedArrivals.count) feed messages)")
         }
-        let achieved = result.seconds > 0 ? Double(fromReply.count) / result.seconds : 0
+        let (afterReply, afterSend, achieved) = (delays.afterReply, delays.afterSend, delays.perSecond)
         let details: JSONObject = [
             "offeredFeedEventsPerSecond": .double(offered), "feedEventsPerSecond": .double(achieved),
-            "matched": .int(fromReply.count), "replyEvents": .int(result.replyMarks.count),
+            "matched": .int(delays.matched), "replyEvents": .int(result.replyMarks.count),
             "feedMessages": .int(result.feedArrivals.count), "rejected": .int(result.rejected),
         ]
         let overloaded =

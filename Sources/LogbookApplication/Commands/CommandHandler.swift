@@ -24,6 +24,11 @@ public final class CommandHandler {
     private let clock: any Clock
     private let ids: any IDGenerator
     private var cache: StreamStateCache
+    /// Commands decided again since the handler was made: each time a command's record met
+    /// a version conflict or leaned on a command that did not commit (`.conflict`,
+    /// `.abandoned`) and another round decided it on fresh state, it counts once. On a log
+    /// that several workers share, this is the cost of their conflicts.
+    public private(set) var commandsDecidedAgain = 0
 
     public init(store: any EventStore, clock: any Clock, ids: any IDGenerator, cacheCapacity: Int = 50_000) {
         self.store = store
@@ -65,6 +70,8 @@ public final class CommandHandler {
             pending = appendRound(
                 pending, requests: requests, commands: commands, isLastAttempt: attempt == Self.maximumAttempts,
                 outcomes: &outcomes)
+            // Returned only when another round remains: each of these is decided again.
+            commandsDecidedAgain += pending.count
         }
         for (index, original) in repeats {
             outcomes[index] = outcomes[original].map(Self.asRetry)

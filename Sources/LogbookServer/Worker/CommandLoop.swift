@@ -64,6 +64,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         guard !commands.isEmpty else { return }
         let outcomes = handler.handle(commands.map(\.command))
         statistics.record(batchOf: outcomes)
+        statistics.decidedAgain = handler.commandsDecidedAgain
         var fresh: [RecordedEvent] = []
         for case .accepted(let accepted) in outcomes where !accepted.wasRetry { fresh += accepted.events }
         fresh.sort { $0.position < $1.position }

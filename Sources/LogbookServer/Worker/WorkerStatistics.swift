@@ -6,6 +6,8 @@ struct WorkerStatistics {
     var accepted = 0
     var rejected = 0
     var retries = 0
+    /// Commands decided again after a conflict (`CommandHandler.commandsDecidedAgain`).
+    var decidedAgain = 0
     var batches = 0
     var commandsInBatches = 0
     var largestBatch = 0
@@ -39,7 +41,8 @@ struct WorkerStatistics {
         let mean = batches == 0 ? 0 : Double(commandsInBatches) / Double(batches)
         return WorkerStatus(
             head: head, uptimeSeconds: uptimeSeconds,
-            commands: WorkerStatus.Commands(accepted: accepted, rejected: rejected, retries: retries),
+            commands: WorkerStatus.Commands(
+                accepted: accepted, rejected: rejected, retries: retries, decidedAgain: decidedAgain),
             batches: WorkerStatus.Batches(
                 count: batches, largest: largestBatch, last: lastBatch, meanSize: (mean * 100).rounded() / 100),
             published: published)

@@ -5,16 +5,28 @@ public import LogbookJSON
 /// command loop has done since it started. `json` is its one JSON form, members in a fixed
 /// order; `init(json:)` reads that form back and refuses anything else.
 public struct WorkerStatus: Sendable, Equatable {
-    /// Commands answered: accepted (retries included), rejected (refused requests included).
+    /// Commands answered: accepted (retries included), rejected (refused requests included);
+    /// and how many times a command was decided again after its record met a conflict
+    /// (another writer changed what it read): nil from a worker that does not count them.
     public struct Commands: Sendable, Equatable {
         public var accepted: Int
         public var rejected: Int
         public var retries: Int
+        public var decidedAgain: Int?
 
-        public init(accepted: Int, rejected: Int, retries: Int) {
+        public init(accepted: Int, rejected: Int, retries: Int, decidedAgain: Int? = nil) {
             self.accepted = accepted
             self.rejected = rejected
             self.retries = retries
+            self.decidedAgain = decidedAgain
+        }
+
+        var json: JSONValue {
+            var members: JSONObject = [
+                "accepted": .int(accepted), "rejected": .int(rejected), "retries": .int(retries),
+            ]
+            if let decidedAgain { members["decidedAgain"] = .int(decidedAgain) }
+            return .object(members)
         }
     }
 
@@ -51,16 +63,14 @@ public struct WorkerStatus: Sendable, Equatable {
         self.published = published
     }
 
-    /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published"}`.
+    /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published"}`;
+    /// `commands.decidedAgain` only when known.
     public var json: JSONValue {
         [
             "role": .string(Self.role),
             "head": head.map { .int(Int($0)) } ?? .null,
             "uptimeSeconds": .int(Int(uptimeSeconds)),
-            "commands": [
-                "accepted": .int(commands.accepted), "rejected": .int(commands.rejected),
-                "retries": .int(commands.retries),
-            ],
+            "commands": commands.json,
             "batches": [
                 "count": .int(batches.count), "largest": .int(batches.largest), "last": .int(batches.last),
                 "meanSize": .double(batches.meanSize),
@@ -74,13 +84,14 @@ public struct WorkerStatus: Sendable, Equatable {
         let fields = try StatusFields(
             json, at: "result", allowed: ["role", "head", "uptimeSeconds", "commands", "batches", "published"])
         try fields.constant("role", Self.role)
-        let commands = try fields.object("commands", allowed: ["accepted", "rejected", "retries"])
+        let commands = try fields.object("commands", allowed: ["accepted", "rejected", "retries", "decidedAgain"])
         let batches = try fields.object("batches", allowed: ["count", "largest", "last", "meanSize"])
         self.init(
             head: try fields.optionalInt("head").map(Int64.init), uptimeSeconds: Int64(try fields.int("uptimeSeconds")),
             commands: Commands(
                 accepted: try commands.int("accepted"), rejected: try commands.int("rejected"),
-                retries: try commands.int("retries")),
+                retries: try commands.int("retries"),
+                decidedAgain: commands.has("decidedAgain") ? try commands.int("decidedAgain") : nil),
             batches: Batches(
                 count: try batches.int("count"), largest: try batches.int("largest"), last: try batches.int("last"),
                 meanSize: try batches.number("meanSize")),

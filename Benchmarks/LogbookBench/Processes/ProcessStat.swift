@@ -1,0 +1,82 @@
+import Foundation
+import Glibc
+
+/// The fields of one `/proc/PID/stat` line the bench reads: the parent's pid, the
+/// processor time the process used (utime + stime) and what its children that ended and
+/// were waited for used (cutime + cstime), in seconds.
+struct ProcessStat: Sendable, Equatable {
+    var parent: Int32
+    var seconds: Double
+    var childrenSeconds: Double
+
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    static func of(_ pid: Int32) -> ProcessStat? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return nil }
+        return parse(stat: text, ticksPerSecond: ticksPerSecond)
+    }
+
+    /// Reads ppid (field 4), utime, stime, cutime and cstime (fields 14 to 17); the command
+    /// name in parentheses may itself hold spaces and parentheses.
+    static func parse(stat text: String, ticksPerSecond: Double) -> ProcessStat? {
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 14, let parent = Int32(fields[1]) else { return nil }
+        let times = fields[11...14].compactMap { Double($0) }
+        guard times.count == 4 else { return nil }
+        return ProcessStat(
+            parent: parent, seconds: (times[0] + times[1]) / ticksPerSecond,
+            childrenSeconds: (times[2] + times[3]) / ticksPerSecond)
+    }
+}
+
+/// The processor time of a server and every process it forked (PostgreSQL's postmaster and
+/// its backends and helpers): the server's own, its ended children's (counted when it
+/// reaped them), and each live child's, so a backend that ends during a measurement still
+/// counts. Processes in `excluding` (the bench's own sampling connection) are left out
+/// while they live.
+enum ProcessTreeCPU {
+    static func seconds(of root: Int32, excluding: Set<Int32> = []) -> Double? {
+        guard let server = ProcessStat.of(root) else { return nil }
+        var total = server.seconds + server.childrenSeconds
+        for pid in childPids(of: root) where !excluding.contains(pid) {
+            guard let child = ProcessStat.of(pid) else { continue }
+            total += child.seconds + child.childrenSeconds
+        }
+        return total
+    }
+
+    /// The live processes whose parent is `root`.
+    static func childPids(of root: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { ProcessStat.of($0)?.parent == root }
+    }
+}
+
+/// The whole machine's processor time from the first line of `/proc/stat`: busy (user,
+/// nice, system, irq, softirq, steal) and all, in ticks. Two readings give the share of
+/// every processor that was busy meanwhile, whoever used it.
+struct MachineCPU: Sendable, Equatable {
+    var busyTicks: Double
+    var totalTicks: Double
+
+    static func now() -> MachineCPU? {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8) else { return nil }
+        return parse(procStat: text)
+    }
+
+    /// `cpu  user nice system idle iowait irq softirq steal …` (guest time is already in user).
+    static func parse(procStat text: String) -> MachineCPU? {
+        guard let line = text.split(separator: "\n").first, line.hasPrefix("cpu ") else { return nil }
+        let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard values.count >= 8 else { return nil }
+        let busy = values[0] + values[1] + values[2] + values[5] + values[6] + values[7]
+        return MachineCPU(busyTicks: busy, totalTicks: busy + values[3] + values[4])
+    }
+
+    /// The share (0…1) of all processors busy between two readings.
+    static func busyShare(from before: MachineCPU?, to after: MachineCPU?) -> Double? {
+        guard let before, let after, after.totalTicks > before.totalTicks else { return nil }
+        return (after.busyTicks - before.busyTicks) / (after.totalTicks - before.totalTicks)
+    }
+}
