@@ -9,19 +9,30 @@ import LogbookZMQ
 /// order against current state and appends them in one group commit (`CommandHandler`),
 /// and only then replies to each and publishes the new events in position order.
 /// A client that vanished before its reply costs nothing: its reply is dropped.
+///
+/// With CURVE on, each request is checked against its sender's current role (`RequestGuard`):
+/// commands need `writer` (or `admin`), `Status` needs `admin`; and after each reload of the
+/// allow-list the feed socket is bound anew, so revoked subscribers are cut off.
 struct CommandLoop: ~Copyable {
+    /// How long to wait before trying again to bind a feed socket whose re-bind failed.
+    static let rebindRetryMilliseconds = 1_000
+
     let router: ZMQSocket
     var feed: FeedPublisher
     let handler: CommandHandler
     let store: any EventStore
     let diagnostics: Diagnostics
     let maximumBatch: Int
+    let requestGuard: RequestGuard
+    /// Readable after each reload of the allow-list (nil with security off).
+    let reloads: WakeUpPipe?
     private var statistics = WorkerStatistics()
     private let uptime: Uptime
 
     init(
         router: consuming ZMQSocket, feed: consuming FeedPublisher, handler: CommandHandler, store: any EventStore,
-        clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int
+        clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int, security: ServerSecurity? = nil,
+        reloads: WakeUpPipe? = nil
     ) {
         self.router = router
         self.feed = feed
@@ -29,6 +40,9 @@ struct CommandLoop: ~Copyable {
         self.store = store
         self.diagnostics = diagnostics
         self.maximumBatch = maximumBatch
+        requestGuard = RequestGuard(security: security)
+        self.reloads = reloads
+        statistics.security = security
         uptime = Uptime(clock)
     }
 
@@ -36,7 +50,14 @@ struct CommandLoop: ~Copyable {
     mutating func run() {
         while true {
             do {
-                _ = try ZMQPoll.wait([router.readable], timeoutMilliseconds: -1)
+                var items = [router.readable]
+                if let reloads { items.append(reloads.readable) }
+                let ready = try ZMQPoll.wait(
+                    items, timeoutMilliseconds: feed.isBound ? -1 : Self.rebindRetryMilliseconds)
+                if let reloads, ready[1] || !feed.isBound {
+                    reloads.drain()
+                    rebindFeed()
+                }
                 try serveWaitingRequests()
             } catch {
                 if error.isTerminated { return }
@@ -46,17 +67,29 @@ struct CommandLoop: ~Copyable {
         }
     }
 
+    /// Binds the feed anew after a reload, so every subscriber is admitted again or refused.
+    private mutating func rebindFeed() {
+        do {
+            try feed.rebind()
+            diagnostics.info("feed socket bound anew: subscribers reconnect through the allow-list")
+        } catch {
+            diagnostics.error(
+                "feed socket not bound anew; trying again", ["error": error.description])
+        }
+    }
+
     private mutating func serveWaitingRequests() throws(ZMQError) {
         var commands: [(request: RoutedRequest, command: CommandRequest)] = []
         var taken = 0
         // Every message counts toward the batch, so a flood of other requests cannot keep
         // drained commands waiting.
-        while taken < maximumBatch, let frames = try router.receive(wait: false) {
+        while taken < maximumBatch, let message = try router.receiveMessage(wait: false) {
             taken += 1
-            let request = RoutedRequest(frames: frames)
+            let request = RoutedRequest(message)
             switch classify(request) {
             case .command(let command): commands.append((request, command))
             case .reply(let document): try reply(request, document)
+            case .drop: statistics.dropped += 1
             }
         }
         guard !commands.isEmpty else { return }
@@ -82,15 +115,25 @@ struct CommandLoop: ~Copyable {
     private enum Classified {
         case command(CommandRequest)
         case reply(JSONValue)
+        /// From a key no longer listed: no reply at all.
+        case drop
     }
 
     private mutating func classify(_ routed: RoutedRequest) -> Classified {
+        guard requestGuard.isListed(routed.metadata) else { return .drop }
         let request: WireRequest
         do {
             request = try routed.wireRequest()
         } catch {
             statistics.recordRefusal()
             return .reply(WireEncoding.failure(id: error.id, error.error))
+        }
+        switch requestGuard.admit(routed.metadata, for: request.type == "Status" ? .status : .command) {
+        case .serve: break
+        case .drop: return .drop
+        case .unauthorized(let error):
+            statistics.recordRefusal()
+            return .reply(WireEncoding.failure(id: request.id, error))
         }
         do {
             if request.type == "Status" {

@@ -6,10 +6,12 @@ import LogbookZMQ
 
 /// The worker's log-read loop, on its own thread with its own connection to the log, so a
 /// long replay never stalls the command loop: answers `ReadLog` requests one at a time.
+/// With CURVE on, `ReadLog` needs `reader` (or `admin`); a revoked key gets no reply.
 struct LogReadLoop: ~Copyable {
     let router: ZMQSocket
     let reader: LogReader
     let diagnostics: Diagnostics
+    var requestGuard = RequestGuard(security: nil)
 
     /// Serves until the context is shut down.
     func run() {
@@ -17,8 +19,9 @@ struct LogReadLoop: ~Copyable {
         var buffer: [UInt8] = []
         while true {
             do {
-                guard let frames = try router.receive() else { continue }
-                let request = RoutedRequest(frames: frames)
+                guard let message = try router.receiveMessage() else { continue }
+                let request = RoutedRequest(message)
+                guard requestGuard.isListed(request.metadata) else { continue }
                 answer(request, into: &buffer)
                 if !(try router.send(request.reply(buffer), wait: false)) {
                     diagnostics.debug("log read reply dropped: the client is gone or not reading")
@@ -39,6 +42,10 @@ struct LogReadLoop: ~Copyable {
             request = try routed.wireRequest()
         } catch {
             output = failure(id: error.id, error.error)
+            return
+        }
+        if case .unauthorized(let error) = requestGuard.admit(routed.metadata, for: .readLog) {
+            output = failure(id: request.id, error)
             return
         }
         guard request.type == "ReadLog" else {

@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookWire
+import LogbookZMQ
 
 /// What the command loop has done since it started, for `Status`. Owned by that loop.
 struct WorkerStatistics {
@@ -11,6 +12,10 @@ struct WorkerStatistics {
     var largestBatch = 0
     var lastBatch = 0
     var published = 0
+    /// Requests dropped unanswered: their sender's key is no longer in the allow-list.
+    var dropped = 0
+    /// The process's CURVE security, whose handshake counts `Status` shows; nil when off.
+    var security: ServerSecurity?
 
     mutating func record(batchOf outcomes: [CommandOutcome]) {
         guard !outcomes.isEmpty else { return }
@@ -42,6 +47,6 @@ struct WorkerStatistics {
             commands: WorkerStatus.Commands(accepted: accepted, rejected: rejected, retries: retries),
             batches: WorkerStatus.Batches(
                 count: batches, largest: largestBatch, last: lastBatch, meanSize: (mean * 100).rounded() / 100),
-            published: published)
+            published: published, peers: security.map { PeerStatus($0.peerCounts, dropped: dropped) })
     }
 }
