@@ -9,18 +9,33 @@ import LogbookZMQ
 /// in `settings`.
 struct Configuration {
     /// The settings every command that works with the service takes, in the order help lists them.
-    static let settings: [OptionSpec] = [.dataDirectory, .commands, .feed, .queries, .log, .logLevel]
+    static let settings: [OptionSpec] = [
+        .dataDirectory, .commands, .feed, .queries, .log, .logLevel, .curveSecret, .clients, .curveKey, .serverKey,
+    ]
 
     let dataDirectory: String
     /// The endpoints as the settings give them; `commands` may list several workers, which
     /// only client commands use (`workerEndpoints`, `queryEndpoints` are the processes').
     let endpoints: ClientEndpoints
     let diagnosticsLevel: Diagnostics.Level
+    /// The CURVE settings as given (paths; nil when not given), read by `SecuritySettings`.
+    let curveSecret: String?
+    let clients: String?
+    let curveKey: String?
+    let serverKey: String?
 
     init(arguments: Arguments, environment: [String: String]) throws(CLIError) {
         func setting(_ option: OptionSpec) -> String {
             arguments.setting(option, environment: environment) ?? ""
         }
+        func optional(_ option: OptionSpec) -> String? {
+            let value = setting(option)
+            return value.isEmpty ? nil : value
+        }
+        curveSecret = optional(.curveSecret)
+        clients = optional(.clients)
+        curveKey = optional(.curveKey)
+        serverKey = optional(.serverKey)
         dataDirectory = setting(.dataDirectory)
         let commands: EndpointList
         do {
@@ -77,10 +92,14 @@ struct Configuration {
 
     /// The settings a child process of `logbook up` must be given to match this one.
     var childArguments: [String] {
-        let values: [(OptionSpec, String)] = [
+        var values: [(OptionSpec, String)] = [
             (.dataDirectory, dataDirectory), (.commands, endpoints.commands.description), (.feed, endpoints.feed),
             (.queries, endpoints.queries), (.log, endpoints.log), (.logLevel, diagnosticsLevel.name),
         ]
+        let security: [(OptionSpec, String?)] = [
+            (.curveSecret, curveSecret), (.clients, clients), (.curveKey, curveKey), (.serverKey, serverKey),
+        ]
+        for case (let option, let value?) in security { values.append((option, value)) }
         return values.flatMap { option, value in [option.flag, value] }
     }
 }
@@ -105,4 +124,17 @@ extension OptionSpec {
     static let logLevel = OptionSpec.option(
         "log-level", "L", Configuration.levelNames, default: Diagnostics.Level.info.name,
         environment: "LOGBOOK_LOG_LEVEL")
+    static let curveSecret = OptionSpec.option(
+        "curve-secret", "FILE",
+        "servers: their secret certificate; turns CURVE on for every server socket (needs --clients; default off)",
+        environment: "LOGBOOK_CURVE_SECRET")
+    static let clients = OptionSpec.option(
+        "clients", "DIR", "servers: the allow-list, a folder of client public certificates, each with a role",
+        environment: "LOGBOOK_CLIENTS")
+    static let curveKey = OptionSpec.option(
+        "curve-key", "FILE",
+        "clients (and a query process towards the worker): their secret certificate (needs --server-key)",
+        environment: "LOGBOOK_CURVE_KEY")
+    static let serverKey = OptionSpec.option(
+        "server-key", "FILE", "clients: the servers' public certificate", environment: "LOGBOOK_SERVER_KEY")
 }

@@ -1,3 +1,4 @@
+import Glibc
 import LogbookApplication
 import LogbookCommandLine
 import LogbookSQLite
@@ -5,7 +6,8 @@ import LogbookServer
 import LogbookZMQ
 
 /// `logbook run worker` and `logbook run query`: one long-running process that serves
-/// until SIGINT or SIGTERM, then closes its sockets and files and exits 0.
+/// until SIGINT or SIGTERM, then closes its sockets and files and exits 0. SIGHUP makes it
+/// read its allow-list of client keys again (with CURVE on).
 struct RunCommand: ConfiguredCommand {
     static let spec = CommandSpec(
         name: "run", usage: "worker|query [options]",
@@ -18,6 +20,9 @@ struct RunCommand: ConfiguredCommand {
             Runs one process in the foreground until SIGINT or SIGTERM, logging to stderr.
             worker: binds --commands (one endpoint), --feed and --log; keeps DIR/events.sqlite3.
             query:  binds --queries, connects to --feed and --log; keeps DIR/readmodels-N.sqlite3.
+            With --curve-secret and --clients every socket it binds is a CURVE server that admits
+            only the keys in --clients (SIGHUP reads that folder again); a query process reaches
+            a secured worker with --curve-key and --server-key.
             """,
         settings: Configuration.settings)
 
@@ -29,7 +34,7 @@ struct RunCommand: ConfiguredCommand {
         guard arguments.positionals.count == 1, let role = arguments.positionals.first else {
             throw .usage("expected what to run: worker or query")
         }
-        ProcessSignals.block()
+        ProcessSignals.block(including: [SIGHUP])
         let diagnostics = Diagnostics(process: role, threshold: configuration.diagnosticsLevel, clock: SystemClock())
         let service: any RunnableService
         switch role {
@@ -42,7 +47,11 @@ struct RunCommand: ConfiguredCommand {
         } catch {
             throw .unavailable(error.description)
         }
-        let signal = ProcessSignals.wait()
+        var signal = ProcessSignals.wait(including: [SIGHUP])
+        while signal == SIGHUP {
+            service.reloadAllowList()
+            signal = ProcessSignals.wait(including: [SIGHUP])
+        }
         diagnostics.info("stopping", ["signal": ProcessSignals.name(signal)])
         service.stop()
         diagnostics.info("stopped")
@@ -51,6 +60,11 @@ struct RunCommand: ConfiguredCommand {
 
     private func makeWorker(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
         let endpoints = try configuration.workerEndpoints()
+        if configuration.curveKey != nil || configuration.serverKey != nil {
+            throw .usage(
+                "a worker connects to no one: --curve-key and --server-key are for clients and query processes")
+        }
+        let security = try configuration.serverSecurity()
         try configuration.ensureDataDirectory()
         let path = configuration.eventLogPath
         // Open once here so a bad file fails the start with a clear message.
@@ -65,19 +79,21 @@ struct RunCommand: ConfiguredCommand {
                 openStore: { () throws(EventStoreError) -> any EventStore in
                     try SQLiteEventStore(path: path, evolution: .standard)
                 },
-                clock: SystemClock(), ids: UUIDGenerator(), diagnostics: diagnostics)
+                clock: SystemClock(), ids: UUIDGenerator(), diagnostics: diagnostics, security: security)
         } catch {
             throw .unavailable(error.description)
         }
     }
 
     private func makeQuery(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
+        let security = try configuration.serverSecurity()
+        let clientKeys = try configuration.clientKeys()
         try configuration.ensureDataDirectory()
         do {
             return try QueryService(
                 endpoints: configuration.queryEndpoints,
                 generations: SQLiteReadModelGenerations(directory: configuration.dataDirectory), clock: SystemClock(),
-                diagnostics: diagnostics)
+                diagnostics: diagnostics, security: security, clientKeys: clientKeys)
         } catch {
             throw .unavailable(error.description)
         }
@@ -88,6 +104,8 @@ struct RunCommand: ConfiguredCommand {
 protocol RunnableService {
     func start() throws(ServiceStartError)
     func stop()
+    /// Reads the allow-list of client keys again (SIGHUP).
+    func reloadAllowList()
 }
 
 extension WorkerService: RunnableService {}
