@@ -12,6 +12,11 @@ public struct AllowList: Sendable, Equatable {
         public var role: ClientRole
         /// The file it came from, for diagnostics.
         public var path: String
+
+        public init(role: ClientRole, path: String) {
+            self.role = role
+            self.path = path
+        }
     }
 
     /// By public key in Z85 (the user id Logbook's ZAP handler gives a connection).

@@ -31,6 +31,7 @@ public enum KeyFiles {
 
     /// Writes `certificate` as `DIRECTORY/NAME` (public, mode 0644) and `DIRECTORY/NAME_secret`
     /// (mode 0600). Fails, writing nothing, when either exists.
+    @discardableResult
     public static func writePair(_ certificate: Certificate, name: String, in directory: String)
         throws(KeyFileError) -> (publicPath: String, secretPath: String)
     {

@@ -1,0 +1,118 @@
+import Glibc
+import LogbookZMQ
+import Synchronization
+import Testing
+
+/// A real CURVE handshake in one process: the ZAP handler admits a listed key, giving its
+/// messages the key as user id and the role as `Role`; it refuses an unknown key, a plain
+/// client, and a writer on the feed.
+@Suite("CURVE handshakes and the ZAP handler", .serialized)
+struct CurveHandshakeTests {
+    @Test func listedKeysGetTheirRoleOnEveryMessageAndOthersAreRefused() throws {
+        let server = try CurveKeyPair.generate()
+        let writer = try CurveKeyPair.generate()
+        let stranger = try CurveKeyPair.generate()
+        let security = ServerSecurity(
+            keys: server,
+            allowList: AllowList(entries: [writer.publicKey.z85: AllowList.Entry(role: .writer, path: "writer")]),
+            from: "unused")
+        let context = try ZMQContext()
+        let observer = RecordingObserver()
+        let zap = try startZAP(context, security, observer)
+        defer {
+            context.shutdown()
+            zap.join()
+        }
+        let endpoint = temporaryIPCEndpoint()
+        let router = try ZMQSocket(context, .router)
+        try security.secureServer(router, domain: .requests)
+        try router.bind(endpoint)
+
+        let known = try client(context, endpoint, writer, server.publicKey)
+        try known.send([[], bytes("hello")])
+        let received = try #require(try receiveMessage(router))
+        #expect(received.frames.last.map(text) == "hello")
+        #expect(received.metadata.userId == writer.publicKey.z85)
+        #expect(received.metadata.role == "writer")
+        #expect(received.metadata.peerAddress != nil)
+
+        let unknown = try client(context, endpoint, stranger, server.publicKey)
+        try unknown.send([[], bytes("let me in")], wait: false)
+        let plain = try ZMQSocket(context, .dealer)
+        try plain.connect(endpoint)
+        try plain.send([[], bytes("plain")], wait: false)
+        #expect(observer.waitForRefusals(1), "the unknown key was never refused")
+        // Sent after the others: when it arrives, theirs would have too.
+        try known.send([[], bytes("again")])
+        #expect(try receiveMessage(router)?.frames.last.map(text) == "again")
+        #expect(try router.receive(wait: false) == nil, "only the listed key's messages arrive")
+        let refusal = try #require(observer.refusals.first)
+        #expect(refusal.key == stranger.publicKey.z85)
+        #expect(refusal.reason == "unknown key")
+        #expect(refusal.domain == ZAPDomain.requests.rawValue)
+        #expect(security.peerCounts.admitted == 1)
+        #expect(security.peerCounts.refused >= 1)
+
+        // The feed admits readers and admins only.
+        let feedEndpoint = temporaryIPCEndpoint()
+        let publisher = try ZMQSocket(context, .publisher)
+        try security.secureServer(publisher, domain: .feed)
+        try publisher.bind(feedEndpoint)
+        let before = observer.refusals.count
+        let subscriber = try ZMQSocket(context, .subscriber)
+        try CurveClientKeys(keys: writer, serverKey: server.publicKey).secureClient(subscriber)
+        try subscriber.subscribe("")
+        try subscriber.connect(feedEndpoint)
+        #expect(observer.waitForRefusals(before + 1), "\(observer.refusals)")
+        let onFeed = observer.refusals.dropFirst(before).first { $0.domain == ZAPDomain.feed.rawValue }
+        #expect(onFeed?.reason == "role writer may not subscribe to the feed")
+        #expect(onFeed?.key == writer.publicKey.z85)
+    }
+
+    private func startZAP(_ context: ZMQContext, _ security: ServerSecurity, _ observer: RecordingObserver) throws
+        -> OwnedThread
+    {
+        let bound = Latch()
+        let thread = OwnedThread(name: "test-zap") {
+            guard let socket = try? ZAPHandler.bind(context) else { return }
+            bound.open()
+            ZAPHandler.serve(socket, security: security, observer: observer)
+        }
+        try #require(bound.wait(), "the ZAP handler did not bind")
+        return thread
+    }
+
+    private func client(_ context: ZMQContext, _ endpoint: String, _ keys: CurveKeyPair, _ server: CurveKey) throws
+        -> ZMQSocket
+    {
+        let socket = try ZMQSocket(context, .dealer)
+        try socket.secure(CurveClientKeys(keys: keys, serverKey: server))
+        try socket.connect(endpoint)
+        return socket
+    }
+
+    private func receiveMessage(_ socket: borrowing ZMQSocket) throws -> ReceivedMessage? {
+        guard try ZMQPoll.wait([socket.readable], timeoutMilliseconds: 5_000)[0] else { return nil }
+        return try socket.receiveMessage(wait: false)
+    }
+}
+
+/// Keeps what a ZAP handler reports, for a test to wait on.
+final class RecordingObserver: ZAPObserver {
+    private let recorded = Mutex<[ZAPRefusal]>([])
+
+    var refusals: [ZAPRefusal] { recorded.withLock { $0 } }
+
+    func refused(_ refusal: ZAPRefusal) { recorded.withLock { $0.append(refusal) } }
+    func admitted(key: String, role: ClientRole, address: String, domain: String) {}
+    func quiet() {}
+
+    /// Whether at least `count` refusals came within five seconds.
+    func waitForRefusals(_ count: Int) -> Bool {
+        for _ in 0..<500 {
+            if refusals.count >= count { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+}
