@@ -25,7 +25,6 @@ struct QueryLoop: ~Copyable {
     private var parked = ParkedQueries<RoutedRequest>()
     private var rebuilds = RebuildRequests()
     private var answered = 0
-    private var dropped = 0
 
     init(
         router: consuming ZMQSocket, reader: GenerationReader, state: QueryProcessState,
@@ -74,10 +73,7 @@ struct QueryLoop: ~Copyable {
     }
 
     private mutating func serve(_ routed: RoutedRequest, _ snapshot: Snapshot) throws(ZMQError) {
-        guard requestGuard.isListed(routed.metadata) else {
-            dropped += 1
-            return
-        }
+        guard requestGuard.isListed(routed.metadata) else { return }
         let wire: WireRequest
         do {
             wire = try routed.wireRequest()
@@ -92,9 +88,7 @@ struct QueryLoop: ~Copyable {
             }
         switch requestGuard.admit(routed.metadata, for: action) {
         case .serve: break
-        case .drop:
-            dropped += 1
-            return
+        case .drop: return
         case .unauthorized(let error): return try send(routed, WireEncoding.failure(id: wire.id, error))
         }
         switch wire.type {
@@ -160,7 +154,7 @@ struct QueryLoop: ~Copyable {
         QueryStatus(
             snapshot, uptimeSeconds: uptime.seconds, queriesAnswered: answered, queriesWaiting: parked.count,
             readModels: reader.counts(),
-            peers: requestGuard.security.map { PeerStatus($0.peerCounts, dropped: dropped) })
+            peers: requestGuard.security.map { PeerStatus($0.peerCounts) })
     }
 
     private func send(_ routed: RoutedRequest, _ document: JSONValue) throws(ZMQError) {

@@ -2,8 +2,8 @@ import LogbookWire
 import LogbookZMQ
 
 extension PeerStatus {
-    /// The `peers` of a `Status`: the ZAP handler's counts and the requests a loop dropped.
-    init(_ counts: PeerCounts, dropped: Int) {
-        self.init(admitted: counts.admitted, refused: counts.refused, dropped: dropped)
+    /// The `peers` of a `Status`: what the process's security counted.
+    init(_ counts: PeerCounts) {
+        self.init(admitted: counts.admitted, refused: counts.refused, dropped: counts.dropped)
     }
 }

@@ -18,16 +18,23 @@ struct RequestGuard: Sendable {
     let security: ServerSecurity?
 
     /// Whether the sender's key is still listed; a message from a revoked key is dropped
-    /// before it is even read.
+    /// (and counted) before it is even read.
     func isListed(_ metadata: MessageMetadata) -> Bool {
         guard let security else { return true }
-        return security.role(of: metadata.userId) != nil
+        guard security.role(of: metadata.userId) != nil else {
+            security.noteDropped()
+            return false
+        }
+        return true
     }
 
     /// What to do with a request for `action` from the sender of `metadata`.
     func admit(_ metadata: MessageMetadata, for action: BusAction) -> Admission {
         guard let security else { return .serve }
-        guard let role = security.role(of: metadata.userId) else { return .drop }
+        guard let role = security.role(of: metadata.userId) else {
+            security.noteDropped()
+            return .drop
+        }
         guard role.may(action) else {
             let allowed = ClientRole.allCases.filter { $0.may(action) }.map(\.rawValue).joined(separator: " or ")
             return .unauthorized(

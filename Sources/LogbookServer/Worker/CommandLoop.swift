@@ -89,7 +89,7 @@ struct CommandLoop: ~Copyable {
             switch classify(request) {
             case .command(let command): commands.append((request, command))
             case .reply(let document): try reply(request, document)
-            case .drop: statistics.dropped += 1
+            case .drop: break
             }
         }
         guard !commands.isEmpty else { return }

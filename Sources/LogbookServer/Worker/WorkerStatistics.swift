@@ -12,8 +12,6 @@ struct WorkerStatistics {
     var largestBatch = 0
     var lastBatch = 0
     var published = 0
-    /// Requests dropped unanswered: their sender's key is no longer in the allow-list.
-    var dropped = 0
     /// The process's CURVE security, whose handshake counts `Status` shows; nil when off.
     var security: ServerSecurity?
 
@@ -47,6 +45,6 @@ struct WorkerStatistics {
             commands: WorkerStatus.Commands(accepted: accepted, rejected: rejected, retries: retries),
             batches: WorkerStatus.Batches(
                 count: batches, largest: largestBatch, last: lastBatch, meanSize: (mean * 100).rounded() / 100),
-            published: published, peers: security.map { PeerStatus($0.peerCounts, dropped: dropped) })
+            published: published, peers: security.map { PeerStatus($0.peerCounts) })
     }
 }

@@ -11,6 +11,7 @@ public final class ServerSecurity: Sendable {
     private let list: Mutex<AllowList>
     private let admittedCount = Atomic(0)
     private let refusedCount = Atomic(0)
+    private let droppedCount = Atomic(0)
     private let reloadWatchers = Mutex<[WakeUpPipe]>([])
 
     /// Reads the server's secret certificate and the allow-list directory.
@@ -75,9 +76,16 @@ public final class ServerSecurity: Sendable {
         try socket.set(.zapDomain, bytes: Array(domain.rawValue.utf8))
     }
 
-    /// Handshakes admitted and refused so far, for `Status`.
+    /// Counts a request a server dropped unanswered: its sender's key is no longer listed.
+    public func noteDropped() {
+        droppedCount.add(1, ordering: .relaxed)
+    }
+
+    /// Handshakes admitted and refused, and requests dropped, so far, for `Status`.
     public var peerCounts: PeerCounts {
-        PeerCounts(admitted: admittedCount.load(ordering: .relaxed), refused: refusedCount.load(ordering: .relaxed))
+        PeerCounts(
+            admitted: admittedCount.load(ordering: .relaxed), refused: refusedCount.load(ordering: .relaxed),
+            dropped: droppedCount.load(ordering: .relaxed))
     }
 
     /// The ZAP answer for a handshake, counted: admitted (with the key's role) only for a
@@ -106,14 +114,17 @@ public final class ServerSecurity: Sendable {
     }
 }
 
-/// How many CURVE handshakes a process's ZAP handler admitted and refused since it started.
+/// How many CURVE handshakes a process's ZAP handler admitted and refused since it started,
+/// and how many requests its servers dropped because their sender's key had been revoked.
 public struct PeerCounts: Sendable, Equatable {
     public var admitted: Int
     public var refused: Int
+    public var dropped: Int
 
-    public init(admitted: Int, refused: Int) {
+    public init(admitted: Int, refused: Int, dropped: Int) {
         self.admitted = admitted
         self.refused = refused
+        self.dropped = dropped
     }
 }
 
