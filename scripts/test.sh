@@ -4,8 +4,9 @@
 # tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
 # (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too,
 # checks every message kind on the wire against schemas/, runs `logbook-bench --quick` as a smoke test and runs the Python
-# example (each against a real worker and query process), then starts the local cluster of deploy/ (a worker and two
-# query processes) and checks that both query processes answer. This is what CI runs.
+# example (each against a real worker and query process; the wire check and the example both with CURVE off and on),
+# then starts the local cluster of deploy/ (a worker and two query processes), plain and secured, and checks that both
+# query processes answer. This is what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
@@ -18,7 +19,10 @@ eval "$(./scripts/test-postgres.sh start)"
 export LOGBOOK_REQUIRE_POSTGRES=1
 swift test --skip-build
 LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py
+LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py --curve
 # The benchmark once at small sizes, as a smoke test (no thresholds; figures on CI mean nothing).
 .build/debug/logbook-bench --quick --out "${TMPDIR:-/tmp}/logbook-bench-quick.json"
 LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py
+LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py --curve
 ./deploy/cluster.sh --check
+./deploy/cluster.sh --secure --check
