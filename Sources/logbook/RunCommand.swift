@@ -60,10 +60,8 @@ struct RunCommand: ConfiguredCommand {
 
     private func makeWorker(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
         let endpoints = try configuration.workerEndpoints()
-        if configuration.curveKey != nil || configuration.serverKey != nil {
-            throw .usage(
-                "a worker connects to no one: --curve-key and --server-key are for clients and query processes")
-        }
+        // --curve-key and --server-key are not a worker's (it connects to no one); an environment
+        // shared with clients (logbook.env) may set them, so they are ignored here.
         let security = try configuration.serverSecurity()
         try configuration.ensureDataDirectory()
         let path = configuration.eventLogPath
