@@ -125,16 +125,16 @@ extension OptionSpec {
         "log-level", "L", Configuration.levelNames, default: Diagnostics.Level.info.name,
         environment: "LOGBOOK_LOG_LEVEL")
     static let curveSecret = OptionSpec.option(
-        "curve-secret", "FILE",
+        "curve-secret", "F",
         "servers: their secret certificate; turns CURVE on for every server socket (needs --clients; default off)",
         environment: "LOGBOOK_CURVE_SECRET")
     static let clients = OptionSpec.option(
         "clients", "DIR", "servers: the allow-list, a folder of client public certificates, each with a role",
         environment: "LOGBOOK_CLIENTS")
     static let curveKey = OptionSpec.option(
-        "curve-key", "FILE",
+        "curve-key", "F",
         "clients (and a query process towards the worker): their secret certificate (needs --server-key)",
         environment: "LOGBOOK_CURVE_KEY")
     static let serverKey = OptionSpec.option(
-        "server-key", "FILE", "clients: the servers' public certificate", environment: "LOGBOOK_SERVER_KEY")
+        "server-key", "F", "clients: the servers' public certificate", environment: "LOGBOOK_SERVER_KEY")
 }
