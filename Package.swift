@@ -102,12 +102,12 @@ let package = Package(
             path: "Benchmarks/LogbookBench",
             swiftSettings: strictSettings),
 
-        // Composition root. No bench code and no libpq: `logbook bench` runs `logbook-bench`.
+        // Composition root. No bench code: `logbook bench` runs `logbook-bench`.
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookZMQ",
-                "LogbookServer", "LogbookClient", "LogbookCommandLine", "CGlibcMalloc",
+                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookPostgres",
+                "LogbookZMQ", "LogbookServer", "LogbookClient", "LogbookCommandLine", "CGlibcMalloc",
             ],
             swiftSettings: strictSettings),
         // The bench's executable, built beside `logbook`, whose worker and query process it measures.
@@ -160,12 +160,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         // The worker and the query process in the test process (ipc:// sockets in a temporary
-        // folder, an in-memory log, SQLite read models), and the query thread's rules as values.
+        // folder, an in-memory log, SQLite read models), workers and a feed process on PostgreSQL,
+        // and the rules of the query thread and the feed's pacing as values.
         .testTarget(
             name: "LogbookServerTests",
             dependencies: [
                 "LogbookServer", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON",
-                "LogbookMemory", "LogbookSQLite", "LogbookTestSupport",
+                "LogbookMemory", "LogbookSQLite", "LogbookPostgres", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(
@@ -191,7 +192,7 @@ let package = Package(
             name: "LogbookEndToEndTests",
             dependencies: [
                 "logbook", "logbook-bench", "LogbookClient", "LogbookZMQ", "LogbookWire", "LogbookApplication",
-                "LogbookJSON",
+                "LogbookJSON", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
     ]

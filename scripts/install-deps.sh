@@ -7,7 +7,7 @@ set -euo pipefail
 # postgresql (15 in Debian 12) brings the server binaries under /usr/lib/postgresql and the
 # postgres user, for the tests' throwaway cluster (scripts/test-postgres.sh); the tests use
 # no system cluster or service.
-packages=(libsqlite3-dev libzmq3-dev libpq-dev pkg-config sqlite3 postgresql)
+packages=(libsqlite3-dev libzmq3-dev libpq-dev pkg-config sqlite3 postgresql iproute2)
 
 missing=()
 for package in "${packages[@]}"; do

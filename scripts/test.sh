@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The whole test suite: checks formatting and that docs/architecture.md's table of targets
-# matches Package.swift, builds every target and test with warnings as errors, runs all
-# tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
-# (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too,
-# checks every message kind on the wire against schemas/, runs `logbook-bench --quick` as a smoke test and runs the Python
-# example (each against a real worker and query process; the wire check and the example both with CURVE off and on),
-# then starts the local cluster of deploy/ (a worker and two query processes), plain and secured, and checks that both
-# query processes answer. This is what CI runs.
+# The whole test suite, what CI runs: checks formatting and that docs/architecture.md's
+# table of targets matches Package.swift; builds every target and test with warnings as
+# errors; runs all tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
+# (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too;
+# checks every message kind on the wire against schemas/; runs `logbook-bench --quick` as a
+# smoke test; runs the Python example against a real worker and query process (the wire
+# check and the example each with CURVE off and on); starts the local clusters of deploy/
+# (SQLite: a worker and two query processes, plain and with CURVE; PostgreSQL: two workers,
+# a feed process and two query processes, plain and with CURVE) and checks that both query
+# processes answer; and runs the multi-host test (Tests/MultiHost) on network namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
@@ -26,3 +28,8 @@ LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py
 LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py --curve
 ./deploy/cluster.sh --check
 ./deploy/cluster.sh --secure --check
+./deploy/cluster.sh --postgres --check
+./deploy/cluster.sh --postgres --secure --check
+# Separate hosts (network namespaces): PostgreSQL, two workers, a feed, two query processes and
+# clients, under load with a worker killed and PostgreSQL restarted (skipped, saying why, without root).
+LOGBOOK_BIN=.build/debug/logbook python3 Tests/MultiHost/check_multihost.py

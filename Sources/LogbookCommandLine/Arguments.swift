@@ -69,6 +69,11 @@ public struct Arguments: Sendable {
         return number
     }
 
+    /// Whether the command declares `option` (so that it may be read).
+    public func declares(_ option: OptionSpec) -> Bool {
+        accepted[option.name] == option
+    }
+
     /// A setting: the flag's value, else its environment variable's, else its default text.
     public func setting(_ option: OptionSpec, environment: [String: String]) -> String? {
         value(option) ?? option.environment.flatMap { environment[$0] } ?? option.defaultText

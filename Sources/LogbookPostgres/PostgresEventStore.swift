@@ -12,7 +12,8 @@ import Synchronization
 ///   never see a gap);
 /// - a command id is appended once even when several stores send it at the same moment:
 ///   the second waits for the first to commit and answers its record (`.duplicate`);
-/// - the database itself refuses to change or remove events and command records.
+/// - the database itself refuses to change or remove events and command records, and
+///   refuses, from any writer, an insert that would leave a hole (`PostgresSchema.holeChecks`).
 ///
 /// Opening creates or migrates the schema, and refuses a malformed connection string, an
 /// unreachable server, a failed login, another program's database and a newer schema with

@@ -17,19 +17,24 @@
 ///
 /// Statement triggers make the database refuse UPDATE, DELETE and TRUNCATE of events and
 /// command records (message "… are append-only …"), removing the head or a stream's row,
-/// and moving either backwards.
+/// and moving either backwards. Further statement triggers (`holeChecks`) refuse, from any
+/// writer, an insert that would leave a hole: see there.
+///
+/// Schema version 1 was the first one released; version 2 added `holeChecks`, and
+/// `migrations` brings a version 1 database forward when it is opened.
 enum PostgresSchema {
     /// What `logbook_schema.application` says in a Logbook log.
     static let application = "logbook event log"
-    static let version = 1
+    static let version = 2
 
     /// The statements that bring a database of schema version `key` to `key + 1`, run in
-    /// the opening transaction. None yet: version 1 is the first.
-    static let migrations: [Int: String] = [:]
+    /// the opening transaction under the advisory lock. Version 1 lacked the hole checks;
+    /// its tables and append function are those of version 2.
+    static let migrations: [Int: String] = [1: holeChecks]
 
     /// Everything a new log needs, in one transaction.
     static let create =
-        tables + triggers + append
+        tables + triggers + holeChecks + append
         + "INSERT INTO logbook_schema (application, version) VALUES ('\(application)', \(version));\n"
 
     static let tables = """
@@ -95,6 +100,151 @@ enum PostgresSchema {
         CREATE TRIGGER streams_move_forward BEFORE UPDATE ON streams
             FOR EACH ROW WHEN (NEW.version < OLD.version OR NEW.stream <> OLD.stream)
             EXECUTE FUNCTION logbook_refuse('stream versions only move forward');
+        """
+
+    /// What the database checks of every insert, whoever writes it (the append function, a
+    /// raw session, a future build), once per statement: AFTER INSERT … FOR EACH STATEMENT
+    /// triggers read the statement's new rows from a transition table, so a batch of
+    /// thousands of rows pays one check of a few index lookups per stream, not one per row.
+    ///
+    /// - `events_have_no_holes`: the new positions are exactly P + 1 … P + n, where P is the
+    ///   last position below them, and the head row says P + n; in each stream, the new
+    ///   versions, in position order, are V + 1, V + 2 … where V is the stream's last version
+    ///   below them, and its `streams` row says the last one. (What lies below was checked
+    ///   the same way when it was inserted, and the unique keys keep new rows off old ones.)
+    /// - `commands_cover_their_events`: an appended command's range is exactly the events
+    ///   carrying its id from the event before it to the head, and it lies in what this
+    ///   transaction appended (after the head the transaction found) or ends at the head;
+    ///   an answer points at the head, or at a position between the head the transaction
+    ///   found and the head (where a batch answered it). Which positions this transaction
+    ///   appended is kept in the transaction-local setting `logbook.appended_after`, written
+    ///   by the events check when the transaction's first events arrive (a savepoint rolled
+    ///   back takes it back with its events); a session that sets it itself can only loosen
+    ///   the check on where a record lies, never on what it covers.
+    /// - `log_head_is_the_last_position` (deferred to COMMIT, one row): the head row equals
+    ///   the last event's position, so the head cannot be moved without events.
+    ///
+    /// Together with the unique keys (`position`, `(stream, version)`, `command_id`) these
+    /// refuse what the SQLite log's row triggers refuse.
+    static let holeChecks = """
+        CREATE FUNCTION logbook_check_events() RETURNS trigger LANGUAGE plpgsql AS $check$
+        DECLARE
+            v_count  bigint;
+            v_low    bigint;
+            v_high   bigint;
+            v_below  bigint;
+            v_head   bigint;
+            v_stream text;
+        BEGIN
+            SELECT count(*), min(n.position), max(n.position) INTO v_count, v_low, v_high FROM new_events AS n;
+            IF v_count = 0 THEN
+                RETURN NULL;
+            END IF;
+            SELECT coalesce(max(e.position), 0) INTO v_below FROM events AS e WHERE e.position < v_low;
+            SELECT h.position INTO v_head FROM log_head AS h;
+            IF v_low <> v_below + 1 OR v_high - v_low + 1 <> v_count OR v_head IS DISTINCT FROM v_high THEN
+                RAISE EXCEPTION 'events must be appended at the next positions without holes, with the head moved to the last: % new at %…% after position %, head %',
+                    v_count, v_low, v_high, v_below, v_head
+                    USING ERRCODE = 'integrity_constraint_violation';
+            END IF;
+            IF nullif(current_setting('logbook.appended_after', true), '') IS NULL THEN
+                PERFORM set_config('logbook.appended_after', v_below::text, true);
+            END IF;
+            -- Per stream of the statement: its versions in position order minus their rank are one
+            -- number, V, the stream's last version below them; its row says the last new one. Both
+            -- lookups are subqueries, one index probe each per stream, whatever the planner
+            -- guesses of the new rows (a join could scan every stream of the log).
+            SELECT s.stream INTO v_stream
+            FROM (
+                SELECT r.stream, min(r.version) AS low, max(r.version) AS high,
+                       min(r.version - r.o) AS least_offset, max(r.version - r.o) AS most_offset
+                FROM (SELECT n.stream, n.version, row_number() OVER (PARTITION BY n.stream ORDER BY n.position) AS o
+                      FROM new_events AS n) AS r
+                GROUP BY r.stream
+            ) AS s
+            WHERE s.least_offset <> s.most_offset
+               OR s.low <> 1 + coalesce((SELECT max(e.version) FROM events AS e
+                                         WHERE e.stream = s.stream AND e.version < s.low), 0)
+               OR (SELECT st.version FROM streams AS st WHERE st.stream = s.stream) IS DISTINCT FROM s.high
+            LIMIT 1;
+            IF FOUND THEN
+                RAISE EXCEPTION 'events must be appended at the next versions of their stream without holes, with the stream''s row moved to the last: stream %',
+                    v_stream
+                    USING ERRCODE = 'integrity_constraint_violation';
+            END IF;
+            RETURN NULL;
+        END
+        $check$;
+        CREATE TRIGGER events_have_no_holes AFTER INSERT ON events
+            REFERENCING NEW TABLE AS new_events
+            FOR EACH STATEMENT EXECUTE FUNCTION logbook_check_events();
+
+        CREATE FUNCTION logbook_check_commands() RETURNS trigger LANGUAGE plpgsql AS $check$
+        DECLARE
+            v_head  bigint;
+            v_after bigint;
+            v_id    text;
+        BEGIN
+            IF NOT EXISTS (SELECT FROM new_commands) THEN
+                RETURN NULL;
+            END IF;
+            SELECT coalesce(max(e.position), 0) INTO v_head FROM events AS e;
+            v_after := coalesce(nullif(current_setting('logbook.appended_after', true), '')::bigint, v_head);
+            SELECT c.command_id INTO v_id FROM new_commands AS c
+            WHERE c.last_position NOT BETWEEN v_after AND v_head
+               OR (c.first_position <= v_after AND c.last_position <> v_head)
+            LIMIT 1;
+            IF NOT FOUND THEN
+                -- From the event before the first record's range (normally the head the transaction
+                -- found) to the head, each record's id must be carried by exactly its range.
+                SELECT least(v_after, min(c.first_position) - 1) INTO v_after FROM new_commands AS c;
+                -- One aggregate over the new appended records and those events, rather than a join:
+                -- the planner knows nothing of rows this transaction inserted, and a join it
+                -- misjudges costs n x m comparisons.
+                SELECT x.command_id INTO v_id
+                FROM (
+                    SELECT c.command_id, c.first_position AS f, c.last_position AS l, NULL::bigint AS p
+                    FROM new_commands AS c WHERE c.first_position IS NOT NULL
+                    UNION ALL
+                    SELECT e.command_id, NULL, NULL, e.position FROM events AS e
+                    WHERE e.position BETWEEN v_after AND v_head
+                ) AS x
+                GROUP BY x.command_id
+                HAVING count(x.f) > 0
+                   AND (min(x.p) IS DISTINCT FROM min(x.f) OR max(x.p) IS DISTINCT FROM max(x.l)
+                        OR count(x.p) <> max(x.l) - min(x.f) + 1)
+                LIMIT 1;
+            END IF;
+            IF FOUND THEN
+                RAISE EXCEPTION 'a command record must cover exactly its own events, appended in its transaction, or point at the head: command %',
+                    v_id
+                    USING ERRCODE = 'integrity_constraint_violation';
+            END IF;
+            RETURN NULL;
+        END
+        $check$;
+        CREATE TRIGGER commands_cover_their_events AFTER INSERT ON commands
+            REFERENCING NEW TABLE AS new_commands
+            FOR EACH STATEMENT EXECUTE FUNCTION logbook_check_commands();
+
+        CREATE FUNCTION logbook_check_head() RETURNS trigger LANGUAGE plpgsql AS $check$
+        DECLARE
+            v_head bigint;
+            v_last bigint;
+        BEGIN
+            SELECT h.position INTO v_head FROM log_head AS h;
+            SELECT coalesce(max(e.position), 0) INTO v_last FROM events AS e;
+            IF v_head IS DISTINCT FROM v_last THEN
+                RAISE EXCEPTION 'the log head must be the last event''s position: head %, last event %', v_head, v_last
+                    USING ERRCODE = 'integrity_constraint_violation';
+            END IF;
+            RETURN NULL;
+        END
+        $check$;
+        CREATE CONSTRAINT TRIGGER log_head_is_the_last_position AFTER UPDATE ON log_head
+            DEFERRABLE INITIALLY DEFERRED
+            FOR EACH ROW EXECUTE FUNCTION logbook_check_head();
+
         """
 
     /// `logbook_append(batch jsonb)`: the whole append of a batch in one statement (one

@@ -12,6 +12,8 @@ struct Configuration {
     static let settings: [OptionSpec] = [
         .dataDirectory, .commands, .feed, .queries, .log, .logLevel, .curveSecret, .clients, .curveKey, .serverKey,
     ]
+    /// The settings of the event log's storage, which only `run` takes (see `StorageSettings`).
+    static let storageSettings: [OptionSpec] = [.store, .readStore, .hints]
 
     let dataDirectory: String
     /// The endpoints as the settings give them; `commands` may list several workers, which
@@ -23,6 +25,8 @@ struct Configuration {
     let clients: String?
     let curveKey: String?
     let serverKey: String?
+    /// Where the event log is kept (SQLite unless the command declares `--store` and it names PostgreSQL).
+    let storage: StorageSettings
 
     init(arguments: Arguments, environment: [String: String]) throws(CLIError) {
         func setting(_ option: OptionSpec) -> String {
@@ -50,6 +54,7 @@ struct Configuration {
             throw .usage("log level '\(levelName)' is not one of \(Self.levelNames)")
         }
         diagnosticsLevel = level
+        storage = try StorageSettings(arguments: arguments, environment: environment)
     }
 
     /// The endpoints a worker binds. It binds one commands endpoint, so a list (which is
@@ -121,6 +126,16 @@ extension OptionSpec {
     static let log = OptionSpec.option(
         "log", "EP", "the worker's log reads (ReadLog)", default: ServiceEndpoints.defaults.log,
         environment: "LOGBOOK_LOG")
+    static let store = OptionSpec.option(
+        "store", "S",
+        "the event log: sqlite (DIR/events.sqlite3) or a postgresql:// connection string (run worker, run feed)",
+        default: "sqlite", environment: "LOGBOOK_STORE")
+    static let readStore = OptionSpec.option(
+        "read-store", "URL", "a streaming replica of --store that run feed reads the log from (default: --store)",
+        environment: "LOGBOOK_READ_STORE")
+    static let hints = OptionSpec.option(
+        "hints", "EP[,EP…]", "on PostgreSQL: where run feed takes commit hints; run worker sends them to each",
+        default: "tcp://127.0.0.1:5559", environment: "LOGBOOK_HINTS")
     static let logLevel = OptionSpec.option(
         "log-level", "L", Configuration.levelNames, default: Diagnostics.Level.info.name,
         environment: "LOGBOOK_LOG_LEVEL")

@@ -5,26 +5,33 @@ import LogbookSQLite
 import LogbookServer
 import LogbookZMQ
 
-/// `logbook run worker` and `logbook run query`: one long-running process that serves
+/// `logbook run worker`, `run query` and `run feed`: one long-running process that serves
 /// until SIGINT or SIGTERM, then closes its sockets and files and exits 0. SIGHUP makes it
 /// read its allow-list of client keys again (with CURVE on).
 struct RunCommand: ConfiguredCommand {
     static let spec = CommandSpec(
-        name: "run", usage: "worker|query [options]",
+        name: "run", usage: "worker|query|feed [options]",
         listings: [
-            .init("run worker", "the write side: commands, change feed, log reads"),
+            .init("run worker", "the write side: commands, change feed or hints, log reads"),
             .init("run query", "the read side: read models and queries"),
+            .init("run feed", "PostgreSQL: the shared log's change feed, log reads"),
         ],
         section: .processes,
         description: """
             Runs one process in the foreground until SIGINT or SIGTERM, logging to stderr.
-            worker: binds --commands (one endpoint), --feed and --log; keeps DIR/events.sqlite3.
+            worker: binds --commands (one endpoint) and --log; on SQLite (--store sqlite) keeps
+                    DIR/events.sqlite3 and binds --feed; on PostgreSQL (--store postgresql://…) shares
+                    the database with other workers, binds no feed and hints every --hints endpoint
+                    after each commit.
+            feed:   on PostgreSQL: binds --feed, --log and --hints; reads the log (from --read-store
+                    when given) in position order and publishes it as a SQLite worker does.
             query:  binds --queries, connects to --feed and --log; keeps DIR/readmodels-N.sqlite3.
             With --curve-secret and --clients every socket it binds is a CURVE server that admits
-            only the keys in --clients (SIGHUP reads that folder again); a query process reaches
-            a secured worker with --curve-key and --server-key.
+            only the keys in --clients (SIGHUP reads that folder again). --curve-key and
+            --server-key are a query process's key towards the worker (or feed), and a
+            PostgreSQL worker's towards the feed processes' --hints.
             """,
-        settings: Configuration.settings)
+        settings: Configuration.settings + Configuration.storageSettings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -32,7 +39,7 @@ struct RunCommand: ConfiguredCommand {
 
     func run() throws(CLIError) -> ExitStatus {
         guard arguments.positionals.count == 1, let role = arguments.positionals.first else {
-            throw .usage("expected what to run: worker or query")
+            throw .usage("expected what to run: worker, query or feed")
         }
         ProcessSignals.block(including: [SIGHUP])
         let diagnostics = Diagnostics(process: role, threshold: configuration.diagnosticsLevel, clock: SystemClock())
@@ -40,7 +47,8 @@ struct RunCommand: ConfiguredCommand {
         switch role {
         case "worker": service = try makeWorker(diagnostics: diagnostics)
         case "query": service = try makeQuery(diagnostics: diagnostics)
-        default: throw .usage("cannot run '\(role)'; expected worker or query")
+        case "feed": service = try makeFeed(diagnostics: diagnostics)
+        default: throw .usage("cannot run '\(role)'; expected worker, query or feed")
         }
         do {
             try service.start()
@@ -60,24 +68,46 @@ struct RunCommand: ConfiguredCommand {
 
     private func makeWorker(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
         let endpoints = try configuration.workerEndpoints()
-        // --curve-key and --server-key are not a worker's (it connects to no one); an environment
-        // shared with clients (logbook.env) may set them, so they are ignored here.
         let security = try configuration.serverSecurity()
-        try configuration.ensureDataDirectory()
-        let path = configuration.eventLogPath
-        // Open once here so a bad file fails the start with a clear message.
+        let storage = configuration.storage
+        // A worker's only connections out are its hints to feed processes (PostgreSQL), made
+        // with --curve-key; on SQLite it connects to no one, and an environment shared with
+        // clients (logbook.env) may set the key, so it is ignored there.
+        let hintKeys = storage.store == .sqlite ? nil : try configuration.clientKeys()
+        let store = try StoreOpening(storage.store, configuration: configuration)
+        diagnostics.info("event log opened", ["store": store.description])
+        // On PostgreSQL other workers write the same log: the feed processes publish it.
+        let afterCommit: WorkerService.AfterCommit =
+            storage.store == .sqlite ? .publishFeed : .hintFeedProcesses(storage.hints)
         do {
-            _ = try SQLiteEventStore(path: path, evolution: .standard)
+            return try WorkerService(
+                endpoints: endpoints, openStore: store.open, clock: SystemClock(), ids: UUIDGenerator(),
+                diagnostics: diagnostics, afterCommit: afterCommit, security: security, hintKeys: hintKeys)
         } catch {
             throw .unavailable(error.description)
         }
+    }
+
+    private func makeFeed(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
+        let storage = configuration.storage
+        guard storage.store != .sqlite else {
+            throw .usage("run feed needs --store postgresql://… (on SQLite the worker publishes the feed)")
+        }
+        guard storage.hints.count == 1, let hints = storage.hints.first else {
+            throw .usage("run feed binds one --hints endpoint; got \(storage.hints.count)")
+        }
+        let security = try configuration.serverSecurity()
+        // The primary first (it is the log: its schema is checked, or created), then the reads' source.
+        let primary = try StoreOpening(storage.store, configuration: configuration)
+        let reads = try storage.readStore.map { replica throws(CLIError) in
+            try StoreOpening(.postgres(replica), configuration: configuration)
+        }
+        diagnostics.info("event log opened", ["store": primary.description, "reads": (reads ?? primary).description])
         do {
-            return try WorkerService(
-                endpoints: endpoints,
-                openStore: { () throws(EventStoreError) -> any EventStore in
-                    try SQLiteEventStore(path: path, evolution: .standard)
-                },
-                clock: SystemClock(), ids: UUIDGenerator(), diagnostics: diagnostics, security: security)
+            // Like a query process, a feed process does not use --commands.
+            return try FeedService(
+                endpoints: configuration.queryEndpoints, hints: hints, openStore: (reads ?? primary).open,
+                diagnostics: diagnostics, security: security)
         } catch {
             throw .unavailable(error.description)
         }
@@ -108,3 +138,4 @@ protocol RunnableService {
 
 extension WorkerService: RunnableService {}
 extension QueryService: RunnableService {}
+extension FeedService: RunnableService {}

@@ -35,8 +35,13 @@ struct UpCommand: ConfiguredCommand {
         for role in ["worker", "query"] {
             let security = keys?.arguments(for: role) ?? []
             do {
+                // up is SQLite only: a LOGBOOK_STORE in the environment must not move its worker.
+                let storage = role == "worker" ? [OptionSpec.store.flag, "sqlite"] : []
                 children.append(
-                    (role, try Self.spawn(executable, ["run", role] + configuration.childArguments + security)))
+                    (
+                        role,
+                        try Self.spawn(executable, ["run", role] + configuration.childArguments + storage + security)
+                    ))
             } catch {
                 Self.stop(children)
                 throw error

@@ -68,7 +68,7 @@ struct PostgresEventStoreTests {
         let database = try PostgresTestDatabase()
         _ = try PostgresEventStore(connectionString: database.connectionString)
         try RawPostgres(database.connectionString).run("UPDATE logbook_schema SET version = 99")
-        #expect(throws: EventStoreError.unsupportedSchema(found: 99, supported: 1)) {
+        #expect(throws: EventStoreError.unsupportedSchema(found: 99, supported: 2)) {
             _ = try PostgresEventStore(connectionString: database.connectionString)
         }
     }
@@ -116,7 +116,7 @@ struct PostgresEventStoreTests {
             #expect(try store.read(fromPosition: 1, limit: 100, categories: nil).map(\.position) == [1, 2, 3, 4, 5, 6])
             #expect(
                 try RawPostgres(database.connectionString).run("SELECT version, application FROM logbook_schema")
-                    == [["1", "logbook event log"]])
+                    == [["2", "logbook event log"]])
         }
     }
 
@@ -277,6 +277,229 @@ struct PostgresEventStoreTests {
         #expect(try store.read(fromPosition: 1, limit: 10, categories: nil) == before)
         #expect(try store.headPosition() == 2)
         #expect(try store.commandRecord("c2") == .answered(commandId: "c2", position: 2, answer: #"{"ok":true}"#))
+    }
+
+    /// An event row for a raw `INSERT INTO events VALUES …`, as a writer bypassing the store would write it.
+    private static func eventRow(_ position: Int, _ stream: String, _ version: Int, _ command: String) -> String {
+        let category = stream.split(separator: "-").first.map(String.init) ?? stream
+        return "(\(position), 'raw-\(position)-\(version)', '\(stream)', '\(category)', \(version), 'Happened', "
+            + "'{}', '\(command)', '\(command)', '\(command)', 0, 1)"
+    }
+
+    /// Runs `sql` in a transaction of its own on a connection of its own, as a raw session would.
+    private static func rawTransaction(_ database: PostgresTestDatabase, _ sql: String) -> RawSQLResult {
+        RawSQLResult(postgres: database.connectionString, sql: "BEGIN; \(sql); COMMIT")
+    }
+
+    @Test("the database refuses, from any writer, an event that leaves a hole in positions or stream versions")
+    func holesRefusedByDatabase() throws {
+        let (database, _, store) = try Self.openLog()
+        _ = try store.append([Requests.simple("c1", stream: "a-1", count: 2), Requests.answer("c2")])
+        // Each writer moves the head and the stream's row along, as it must; only the hole is wrong.
+        let positions = "events must be appended at the next positions without holes"
+        let versions = "events must be appended at the next versions of their stream without holes"
+        let attempts: [(String, String, String)] = [
+            (
+                "a position hole",
+                "UPDATE log_head SET position = 4; UPDATE streams SET version = 3 WHERE stream = 'a-1'; "
+                    + "INSERT INTO events VALUES \(Self.eventRow(4, "a-1", 3, "x1"))",
+                positions
+            ),
+            (
+                "a position hole inside one statement",
+                "UPDATE log_head SET position = 5; UPDATE streams SET version = 4 WHERE stream = 'a-1'; "
+                    + "INSERT INTO events VALUES \(Self.eventRow(3, "a-1", 3, "x1")), \(Self.eventRow(5, "a-1", 4, "x1"))",
+                positions
+            ),
+            (
+                "a position below the head's",
+                "UPDATE log_head SET position = 3; UPDATE streams SET version = 3 WHERE stream = 'a-1'; "
+                    + "INSERT INTO events VALUES \(Self.eventRow(2, "a-1", 3, "x1"))",
+                "duplicate key value"
+            ),
+            (
+                "an event without moving the head",
+                "UPDATE streams SET version = 3 WHERE stream = 'a-1'; "
+                    + "INSERT INTO events VALUES \(Self.eventRow(3, "a-1", 3, "x1"))",
+                positions
+            ),
+            (
+                "the head moved without an event",
+                "UPDATE log_head SET position = 3",
+                "the log head must be the last event's position"
+            ),
+            (
+                "a version hole",
+                "UPDATE log_head SET position = 3; UPDATE streams SET version = 4 WHERE stream = 'a-1'; "
+                    + "INSERT INTO events VALUES \(Self.eventRow(3, "a-1", 4, "x1"))",
+                versions
+            ),
+            (
+                "a new stream that does not start at version 1",
+                "UPDATE log_head SET position = 3; INSERT INTO streams VALUES ('b-1', 2); "
+                    + "INSERT INTO events VALUES \(Self.eventRow(3, "b-1", 2, "x1"))",
+                versions
+            ),
+            (
+                "versions out of position order",
+                "UPDATE log_head SET position = 4; UPDATE streams SET version = 4 WHERE stream = 'a-1'; "
+                    + "INSERT INTO events VALUES \(Self.eventRow(3, "a-1", 4, "x1")), \(Self.eventRow(4, "a-1", 3, "x1"))",
+                versions
+            ),
+            (
+                "an event without moving its stream's row",
+                "UPDATE log_head SET position = 3; INSERT INTO events VALUES \(Self.eventRow(3, "a-1", 3, "x1"))",
+                versions
+            ),
+        ]
+        for (name, sql, message) in attempts {
+            let result = Self.rawTransaction(database, sql)
+            #expect(!result.succeeded && result.message.contains(message), "\(name): \(result.message)")
+        }
+        #expect(try store.read(fromPosition: 1, limit: 10, categories: nil).map(\.position) == [1, 2])
+        #expect(try store.headPosition() == 2)
+
+        // A raw writer that follows the rules is let through, and the store carries on after it.
+        let lawful = Self.rawTransaction(
+            database,
+            "UPDATE log_head SET position = 4; UPDATE streams SET version = 3 WHERE stream = 'a-1'; "
+                + "INSERT INTO streams VALUES ('b-1', 1); "
+                + "INSERT INTO events VALUES \(Self.eventRow(3, "a-1", 3, "x1")), \(Self.eventRow(4, "b-1", 1, "x1")); "
+                + "INSERT INTO commands VALUES ('x1', 3, 4, NULL)")
+        #expect(lawful.succeeded, "\(lawful.message)")
+        let next = try store.append([Requests.request("c3", [Requests.event("a-1")], expecting: ["a-1": .exactly(3)])])
+        #expect(next.first?.committed?.events.map { [$0.position, Int64($0.version)] } == [[5, 4]])
+    }
+
+    @Test("the database refuses, from any writer, a command record that does not cover exactly its own events")
+    func commandRecordsMustMatchTheirEvents() throws {
+        let (database, _, store) = try Self.openLog()
+        _ = try store.append([Requests.simple("a1", stream: "a-1"), Requests.simple("a2", stream: "a-1")])
+        let message = "a command record must cover exactly its own events"
+        /// Appends events for `commands` (one each, stream b-1, versions 1…) at positions 3…, as a raw writer.
+        func events(_ commands: [String]) -> String {
+            "UPDATE log_head SET position = \(2 + commands.count); INSERT INTO streams VALUES ('b-1', \(commands.count)); "
+                + "INSERT INTO events VALUES "
+                + commands.enumerated().map { Self.eventRow(3 + $0.offset, "b-1", 1 + $0.offset, $0.element) }
+                .joined(separator: ", ") + "; "
+        }
+        let forged: [(String, String)] = [
+            ("an answer at a stale head", "INSERT INTO commands VALUES ('z1', NULL, 1, '{\"ok\":true}')"),
+            ("an answer past the head", "INSERT INTO commands VALUES ('z1', NULL, 3, '{\"ok\":true}')"),
+            ("the events of a1 and a2", "INSERT INTO commands VALUES ('z2', 1, 2, NULL)"),
+            ("someone else's event", "INSERT INTO commands VALUES ('a2x', 2, 2, NULL)"),
+            ("fewer events than it has", events(["z3", "z3"]) + "INSERT INTO commands VALUES ('z3', 3, 3, NULL)"),
+            ("more events than it has", events(["z3", "z4"]) + "INSERT INTO commands VALUES ('z3', 3, 4, NULL)"),
+            ("another command's events", events(["z4"]) + "INSERT INTO commands VALUES ('z3', 3, 3, NULL)"),
+            ("a range past the head", events(["z3"]) + "INSERT INTO commands VALUES ('z3', 3, 4, NULL)"),
+            (
+                "events split by another command's",
+                events(["z3", "z4", "z3"]) + "INSERT INTO commands VALUES ('z3', 3, 5, NULL), ('z4', 4, 4, NULL)"
+            ),
+        ]
+        for (name, sql) in forged {
+            let result = Self.rawTransaction(database, sql)
+            #expect(!result.succeeded && result.message.contains(message), "\(name): \(result.message)")
+        }
+        for id in ["z1", "z2", "z3", "z4", "a2x"] { #expect(try store.commandRecord(id) == nil) }
+        #expect(try store.headPosition() == 2)
+
+        // An answer at the head, and records of events appended in the same transaction, with
+        // an answer in between (as a batch records them), are let through.
+        let lawful = Self.rawTransaction(
+            database,
+            events(["z5", "z5", "z6"])
+                + "INSERT INTO commands VALUES ('z5', 3, 4, NULL), ('z7', NULL, 4, '{\"ok\":true}'), ('z6', 5, 5, NULL), "
+                + "('z8', NULL, 5, '{\"ok\":true}')")
+        #expect(lawful.succeeded, "\(lawful.message)")
+        #expect(
+            Self.rawTransaction(database, "INSERT INTO commands VALUES ('z9', NULL, 5, '{\"ok\":true}')").succeeded)
+        #expect(try store.commandRecord("z7") == .answered(commandId: "z7", position: 4, answer: #"{"ok":true}"#))
+        // As in SQLite, a record may come after its events, in another transaction, when they end at the head.
+        let late =
+            "UPDATE log_head SET position = 6; UPDATE streams SET version = 4 WHERE stream = 'b-1'; "
+            + "INSERT INTO events VALUES \(Self.eventRow(6, "b-1", 4, "z10"))"
+        #expect(Self.rawTransaction(database, late).succeeded)
+        let stale = Self.rawTransaction(database, "INSERT INTO commands VALUES ('z6x', 5, 5, NULL)")
+        #expect(!stale.succeeded && stale.message.contains(message), "\(stale.message)")
+        #expect(Self.rawTransaction(database, "INSERT INTO commands VALUES ('z10', 6, 6, NULL)").succeeded)
+        guard case .appended(let z5)? = try store.commandRecord("z5") else {
+            Issue.record("z5 should have its two events")
+            return
+        }
+        #expect(z5.events.map(\.position) == [3, 4])
+    }
+
+    @Test("a batch of 2,000 commands passes the database's hole checks in one call")
+    func largeBatchPassesTheChecks() throws {
+        let (database, admin, store) = try Self.openLog()
+        defer { withExtendedLifetime(database) {} }
+        let checks = try admin.run(
+            "SELECT tgname FROM pg_trigger WHERE tgname IN ('events_have_no_holes', 'commands_cover_their_events', "
+                + "'log_head_is_the_last_position') ORDER BY tgname")
+        #expect(
+            checks.map { $0[0] } == [
+                "commands_cover_their_events", "events_have_no_holes", "log_head_is_the_last_position",
+            ])
+        for round in 0..<2 {
+            let batch = (0..<2_000).map { index in
+                switch index % 4 {
+                case 0: Requests.answer("r\(round)-\(index)")
+                case 1: Requests.simple("r\(round)-\(index)", stream: "s-\(index % 37)", count: 3)
+                case 2:
+                    Requests.request(
+                        "r\(round)-\(index)", [Requests.event("n-\(round)-\(index)"), Requests.event("s-1")])
+                default: Requests.simple("r\(round)-\(index)", stream: "s-\(index % 5)")
+                }
+            }
+            let results = try store.append(batch)
+            #expect(results.allSatisfy { if case .committed = $0 { true } else { false } }, "round \(round)")
+        }
+        let all = try store.read(fromPosition: 1, limit: 100_000, categories: nil)
+        #expect(all.map(\.position) == Array(1...Int64(2 * 500 * (3 + 2 + 1))))
+        for stream in Set(all.map(\.stream)) {
+            let versions = all.filter { $0.stream == stream }.map(\.version)
+            #expect(versions == Array(1...versions.count), "\(stream)")
+        }
+    }
+
+    @Test("a log of schema version 1 is migrated when opened, by several openers at once, and then refuses holes")
+    func schemaOneMigrated() throws {
+        let database = try PostgresTestDatabase()
+        let admin = try RawPostgres(database.connectionString)
+        _ = try PostgresEventStore(connectionString: database.connectionString).append([
+            Requests.simple("c1", stream: "a-1", count: 2)
+        ])
+        // Make the database what the first release wrote: version 1 had the same tables, rewrite
+        // triggers and append function, and no hole checks.
+        try admin.run(
+            """
+            DROP TRIGGER events_have_no_holes ON events; DROP TRIGGER commands_cover_their_events ON commands;
+            DROP TRIGGER log_head_is_the_last_position ON log_head;
+            DROP FUNCTION logbook_check_events(); DROP FUNCTION logbook_check_commands(); DROP FUNCTION logbook_check_head();
+            UPDATE logbook_schema SET version = 1
+            """)
+        let errors = onThreads(4) { opener in
+            _ = try PostgresEventStore(connectionString: database.connectionString).append([
+                Requests.simple("m\(opener)", stream: "m-\(opener)")
+            ])
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(try admin.run("SELECT version FROM logbook_schema") == [["2"]])
+        #expect(
+            try admin.run(
+                "SELECT count(*) FROM pg_trigger WHERE tgname IN ('events_have_no_holes', "
+                    + "'commands_cover_their_events', 'log_head_is_the_last_position')") == [["3"]])
+        let store = try PostgresEventStore(connectionString: database.connectionString)
+        #expect(try store.read(fromPosition: 1, limit: 10, categories: nil).map(\.position) == [1, 2, 3, 4, 5, 6])
+        let hole = Self.rawTransaction(
+            database,
+            "UPDATE log_head SET position = 8; UPDATE streams SET version = 3 WHERE stream = 'a-1'; "
+                + "INSERT INTO events VALUES \(Self.eventRow(8, "a-1", 3, "x1"))")
+        #expect(!hole.succeeded && hole.message.contains("without holes"), "\(hole.message)")
+        #expect(
+            try store.append([Requests.request("c2", [Requests.event("a-1")], expecting: ["a-1": .exactly(2)])])
+                .first?.committed?.lastPosition == 7)
     }
 
     @Test("payloads are stored as given, with their version, and read back in the current shape")

@@ -5,7 +5,6 @@ import LogbookSQLite
 import LogbookServer
 import LogbookTestSupport
 import LogbookZMQ
-import Synchronization
 
 /// A worker (over an in-memory log) and a query process (SQLite read-model generations)
 /// running in the test process, on ipc:// sockets in a temporary folder that holds the read
@@ -19,7 +18,7 @@ final class ServiceRig: Sendable {
     let context: ZMQContext
     private let worker: WorkerService
     private let query: QueryService
-    private let stopped = Mutex(false)
+    private let stopping = Once()
 
     init() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -58,11 +57,7 @@ final class ServiceRig: Sendable {
 
     /// Stops both processes (once) and removes the folder.
     func stop() {
-        let wasStopped = stopped.withLock { stopped in
-            defer { stopped = true }
-            return stopped
-        }
-        guard !wasStopped else { return }
+        guard stopping.first() else { return }
         query.stop()
         worker.stop()
         try? FileManager.default.removeItem(at: directory)

@@ -61,7 +61,8 @@ struct AllowListTests {
     }
 
     @Test func rolesAllowWhatArchitectureSays() {
-        #expect(ClientRole.writer.may(.command))
+        #expect(ClientRole.writer.may(.command) && ClientRole.writer.may(.hint))
+        #expect(!ClientRole.reader.may(.hint))
         #expect(!ClientRole.writer.may(.query) && !ClientRole.writer.may(.subscribe))
         #expect(!ClientRole.writer.may(.readLog) && !ClientRole.writer.may(.rebuild) && !ClientRole.writer.may(.status))
         #expect(ClientRole.reader.may(.query) && ClientRole.reader.may(.subscribe) && ClientRole.reader.may(.readLog))

@@ -65,7 +65,7 @@ struct CurveHandshakeTests {
         try subscriber.connect(feedEndpoint)
         #expect(observer.waitForRefusals(before + 1), "\(observer.refusals)")
         let onFeed = observer.refusals.dropFirst(before).first { $0.domain == ZAPDomain.feed.rawValue }
-        #expect(onFeed?.reason == "role writer may not subscribe to the feed")
+        #expect(onFeed?.reason == "role writer may not connect to the logbook-feed socket (subscribe)")
         #expect(onFeed?.key == writer.publicKey.z85)
     }
 

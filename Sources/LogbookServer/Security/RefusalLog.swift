@@ -45,6 +45,10 @@ final class RefusalLog: ZAPObserver {
     }
 
     private static func socket(_ domain: String) -> String {
-        domain == ZAPDomain.feed.rawValue ? "feed" : "requests"
+        switch ZAPDomain(rawValue: domain) {
+        case .feed: "feed"
+        case .hints: "hints"
+        case .requests, nil: "requests"
+        }
     }
 }

@@ -53,6 +53,7 @@ struct RequestGuard: Sendable {
         case .readLog: "read the log"
         case .status: "ask for Status"
         case .rebuild: "ask for a Rebuild"
+        case .hint: "send commit hints"
         }
     }
 }

@@ -7,18 +7,18 @@ import LogbookZMQ
 /// The worker's command loop, on its own thread: waits for requests on the commands
 /// ROUTER, drains every request waiting (up to `maximumBatch`), decides them in arrival
 /// order against current state and appends them in one group commit (`CommandHandler`),
-/// and only then replies to each and publishes the new events in position order.
+/// and only then replies to each and announces the new events in position order: it
+/// publishes them (`FeedPublisher`, SQLite) or hints the feed processes (`CommitHints`,
+/// PostgreSQL), whichever `Announcer` it was given.
 /// A client that vanished before its reply costs nothing: its reply is dropped.
 ///
 /// With CURVE on, each request is checked against its sender's current role (`RequestGuard`):
 /// commands need `writer` (or `admin`), `Status` needs `admin`; and after each reload of the
-/// allow-list the feed socket is bound anew, so revoked subscribers are cut off.
-struct CommandLoop: ~Copyable {
-    /// How long to wait before trying again to bind a feed socket whose re-bind failed.
-    static let rebindRetryMilliseconds = 1_000
-
+/// allow-list the announcer is told (`allowListReloaded`: the feed socket is bound anew, so
+/// revoked subscribers are cut off).
+struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     let router: ZMQSocket
-    var feed: FeedPublisher
+    var announcer: Announcer
     let handler: CommandHandler
     let store: any EventStore
     let diagnostics: Diagnostics
@@ -30,12 +30,12 @@ struct CommandLoop: ~Copyable {
     private let uptime: Uptime
 
     init(
-        router: consuming ZMQSocket, feed: consuming FeedPublisher, handler: CommandHandler, store: any EventStore,
+        router: consuming ZMQSocket, announcer: consuming Announcer, handler: CommandHandler, store: any EventStore,
         clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int, security: ServerSecurity? = nil,
         reloads: WakeUpPipe? = nil
     ) {
         self.router = router
-        self.feed = feed
+        self.announcer = announcer
         self.handler = handler
         self.store = store
         self.diagnostics = diagnostics
@@ -53,10 +53,10 @@ struct CommandLoop: ~Copyable {
                 var items = [router.readable]
                 if let reloads { items.append(reloads.readable) }
                 let ready = try ZMQPoll.wait(
-                    items, timeoutMilliseconds: feed.isBound ? -1 : Self.rebindRetryMilliseconds)
-                if let reloads, ready[1] || !feed.isBound {
+                    items, timeoutMilliseconds: announcer.isReady ? -1 : FeedPublisher.rebindRetryMilliseconds)
+                if let reloads, ready[1] || !announcer.isReady {
                     reloads.drain()
-                    rebindFeed()
+                    announceReload()
                 }
                 try serveWaitingRequests()
             } catch {
@@ -67,11 +67,13 @@ struct CommandLoop: ~Copyable {
         }
     }
 
-    /// Binds the feed anew after a reload, so every subscriber is admitted again or refused.
-    private mutating func rebindFeed() {
+    /// Tells the announcer the allow-list was reloaded (a feed is bound anew, so every
+    /// subscriber is admitted again or refused).
+    private mutating func announceReload() {
         do {
-            try feed.rebind()
-            diagnostics.info("feed socket bound anew: subscribers reconnect through the allow-list")
+            if try announcer.allowListReloaded() {
+                diagnostics.info("feed socket bound anew: subscribers reconnect through the allow-list")
+            }
         } catch {
             diagnostics.error(
                 "feed socket not bound anew; trying again", ["error": error.description])
@@ -103,12 +105,12 @@ struct CommandLoop: ~Copyable {
         // from the log) and its reply is the `internal` error naming it.
         var envelopes: [Int64: [UInt8]] = [:]
         for event in fresh { envelopes[event.position] = try? EnvelopeWriter.bytes(event) }
-        let messages = feed.messages(for: fresh, envelopes: envelopes)
+        let announcement = announcer.prepare(fresh, envelopes: envelopes)
         for ((request, command), outcome) in zip(commands, outcomes) {
             try reply(
                 request, bytes: WireEncoding.commandReplyBytes(id: command.commandId, outcome, envelopes: envelopes))
         }
-        statistics.published += try feed.publish(messages)
+        statistics.published += try announcer.announce(announcement)
         if outcomes.count > 1 { diagnostics.debug("batch committed", ["commands": "\(outcomes.count)"]) }
     }
 

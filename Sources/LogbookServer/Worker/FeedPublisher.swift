@@ -17,6 +17,8 @@ import LogbookZMQ
 struct FeedPublisher: ~Copyable {
     /// How long a re-bind may wait for the old socket's endpoint to be released.
     static let rebindPatienceMilliseconds = 5_000
+    /// How long its owner waits before trying again to bind a feed whose re-bind failed.
+    static let rebindRetryMilliseconds = 1_000
 
     private var socket: ZMQSocket?
     private let context: ZMQContext

@@ -13,6 +13,42 @@ struct LogReadLoop: ~Copyable {
     let diagnostics: Diagnostics
     var requestGuard = RequestGuard(security: nil)
 
+    /// The log-read thread of a worker or a feed process, for `ThreadGroup.startGated`.
+    /// With `security`, the log ROUTER is a CURVE server (the process's ZAP handler must be up).
+    static func thread(
+        _ context: ZMQContext, at endpoint: String, openStore: @escaping WorkerService.StoreOpener,
+        diagnostics: Diagnostics, security: ServerSecurity? = nil
+    ) -> (name: String, body: @Sendable (StartupGate) -> Void) {
+        (
+            "logbook-log-reads",
+            { gate in
+                serve(context, at: endpoint, openStore: openStore, diagnostics: diagnostics, security: security, gate)
+            }
+        )
+    }
+
+    /// Opens a connection to the log and binds the log ROUTER at `endpoint`, tells `gate`
+    /// that it did (or why it could not), then serves until the context is shut down. The
+    /// body of a log-read thread, in a worker and in a feed process.
+    static func serve(
+        _ context: ZMQContext, at endpoint: String, openStore: WorkerService.StoreOpener, diagnostics: Diagnostics,
+        security: ServerSecurity?, _ gate: StartupGate
+    ) {
+        let loop: LogReadLoop
+        do {
+            let reader = LogReader(store: RetriedReads(try openStore()))
+            loop = LogReadLoop(
+                router: try ServerSockets.router(context, at: endpoint, security: security), reader: reader,
+                diagnostics: diagnostics, requestGuard: RequestGuard(security: security))
+        } catch let error as ZMQError {
+            return gate.fail(ServiceStartError("log socket", error.description))
+        } catch {
+            return gate.fail(ServiceStartError("event log", "\(error)"))
+        }
+        gate.open()
+        loop.run()
+    }
+
     /// Serves until the context is shut down.
     func run() {
         // One buffer for every page: a page is megabytes, and fresh memory costs page faults.

@@ -2,16 +2,29 @@ public import LogbookApplication
 public import LogbookZMQ
 
 /// The write side (`logbook run worker`): a command loop thread (commands ROUTER + feed
-/// PUB) and a log-read thread (log ROUTER), each with its own connection to the log.
+/// PUB, or on PostgreSQL a hints PUB) and a log-read thread (log ROUTER), each with its
+/// own connection to the log.
 /// `start()` returns once every socket is bound, or throws why one could not be;
 /// `stop()` wakes both threads through the context and waits for them to end.
 ///
-/// With `security`, every socket is a CURVE server and a ZAP handler thread, started and
-/// bound before any of them, admits only the allow-list's keys (`ZAPThread`); `start()`
-/// fails if it cannot be bound. `reloadAllowList()` (SIGHUP) puts a new list in force.
+/// With `security`, every socket it binds is a CURVE server and a ZAP handler thread, started
+/// and bound before any of them, admits only the allow-list's keys (`ZAPThread`); `start()`
+/// fails if it cannot be bound. `reloadAllowList()` (SIGHUP) puts a new list in force. Its
+/// hints to feed processes (PostgreSQL) go out as a CURVE client with `hintKeys`, a key of
+/// its own that the feed processes list as a `writer`.
 public final class WorkerService: Sendable {
     /// Opens a connection to the event log; called once on each thread that needs one.
     public typealias StoreOpener = @Sendable () throws(EventStoreError) -> any EventStore
+
+    /// What the worker does after a commit that appended events.
+    public enum AfterCommit: Sendable, Equatable {
+        /// Publishes them on its own feed PUB (bound at `endpoints.feed`): the worker is the
+        /// log's only writer (SQLite).
+        case publishFeed
+        /// Binds no feed and sends a hint to each feed process's hints endpoint: several
+        /// workers share the log (PostgreSQL) and the feed processes publish it.
+        case hintFeedProcesses([String])
+    }
 
     private let context: ZMQContext
     private let endpoints: ServiceEndpoints
@@ -20,26 +33,33 @@ public final class WorkerService: Sendable {
     private let ids: any IDGenerator
     private let diagnostics: Diagnostics
     private let maximumBatch: Int
+    private let afterCommit: AfterCommit
     private let security: ServerSecurity?
+    private let hintKeys: CurveClientKeys?
     private let threads = ThreadGroup()
 
     public convenience init(
         endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock, ids: any IDGenerator,
-        diagnostics: Diagnostics, maximumBatch: Int = 2_048, security: ServerSecurity? = nil
+        diagnostics: Diagnostics, maximumBatch: Int = 2_048, afterCommit: AfterCommit = .publishFeed,
+        security: ServerSecurity? = nil, hintKeys: CurveClientKeys? = nil
     ) throws(ZMQError) {
         try self.init(
             context: try ZMQContext(), endpoints: endpoints, openStore: openStore, clock: clock, ids: ids,
-            diagnostics: diagnostics, maximumBatch: maximumBatch, security: security)
+            diagnostics: diagnostics, maximumBatch: maximumBatch, afterCommit: afterCommit, security: security,
+            hintKeys: hintKeys)
     }
 
     /// A worker on a context the caller made (a test may bind something in it first).
     init(
         context: ZMQContext, endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock,
-        ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int, security: ServerSecurity?
+        ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int, afterCommit: AfterCommit = .publishFeed,
+        security: ServerSecurity?, hintKeys: CurveClientKeys? = nil
     ) throws(ZMQError) {
         self.context = context
         self.security = security
+        self.hintKeys = hintKeys
         self.endpoints = endpoints
+        self.afterCommit = afterCommit
         self.openStore = openStore
         self.clock = clock
         self.ids = ids
@@ -48,31 +68,36 @@ public final class WorkerService: Sendable {
     }
 
     public func start() throws(ServiceStartError) {
-        if let security {
-            do {
-                try ZAPThread.start(context, security: security, diagnostics: diagnostics, threads: threads)
-            } catch {
-                stop()
-                throw error
-            }
-        }
-        let commandsReady = StartupGate()
-        let logReady = StartupGate()
-        threads.start(name: "logbook-commands") { [self] in runCommandLoop(commandsReady) }
-        threads.start(name: "logbook-log-reads") { [self] in runLogReadLoop(logReady) }
         do {
-            try commandsReady.wait()
-            try logReady.wait()
+            if let security {
+                try ZAPThread.start(context, security: security, diagnostics: diagnostics, threads: threads)
+            }
+            try threads.startGated([
+                ("logbook-commands", { [self] gate in runCommandLoop(gate) }),
+                LogReadLoop.thread(
+                    context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security),
+            ])
         } catch {
             stop()
             throw error
         }
-        diagnostics.info(
-            "worker started",
-            [
-                "commands": endpoints.commands, "feed": endpoints.feed, "log": endpoints.log,
-                "security": security.map { "curve, \($0.allowList.entries.count) client keys" } ?? "off",
-            ])
+        let securityState = security.map { "curve, \($0.allowList.entries.count) client keys" } ?? "off"
+        switch afterCommit {
+        case .publishFeed:
+            diagnostics.info(
+                "worker started",
+                [
+                    "commands": endpoints.commands, "feed": endpoints.feed, "log": endpoints.log,
+                    "security": securityState,
+                ])
+        case .hintFeedProcesses(let hints):
+            diagnostics.info(
+                "worker started",
+                [
+                    "commands": endpoints.commands, "log": endpoints.log, "hints": hints.joined(separator: ","),
+                    "security": securityState, "hinting": hintKeys == nil ? "plain" : "curve",
+                ])
+        }
     }
 
     /// Reads the allow-list again (on SIGHUP); without security there is none to read.
@@ -88,35 +113,36 @@ public final class WorkerService: Sendable {
     }
 
     private func runCommandLoop(_ gate: StartupGate) {
-        var loop: CommandLoop
+        switch afterCommit {
+        case .publishFeed:
+            serveCommands(gate) { [context, endpoints, security] head throws(ZMQError) in
+                try FeedPublisher(context, at: endpoints.feed, head: head, security: security)
+            }
+        case .hintFeedProcesses(let hints):
+            serveCommands(gate) { [context, hintKeys] _ throws(ZMQError) in
+                try CommitHints(context, connectingTo: hints, security: hintKeys)
+            }
+        }
+    }
+
+    /// Opens the store and the sockets, says so through `gate`, then serves commands;
+    /// `makeAnnouncer` gets the log's head at start.
+    private func serveCommands<Announcer: CommitAnnouncer & ~Copyable>(
+        _ gate: StartupGate, _ makeAnnouncer: (Int64) throws(ZMQError) -> Announcer
+    ) {
+        var loop: CommandLoop<Announcer>
         do {
             let store = try openStore()
             let handler = CommandHandler(store: store, clock: clock, ids: ids)
             let head = try store.headPosition()
             let reloads = try security?.watchReloads()
-            let feed = try FeedPublisher(context, at: endpoints.feed, head: head, security: security)
+            let announcer = try makeAnnouncer(head)
             let router = try ServerSockets.router(context, at: endpoints.commands, security: security)
             loop = CommandLoop(
-                router: router, feed: feed, handler: handler, store: store, clock: clock, diagnostics: diagnostics,
-                maximumBatch: maximumBatch, security: security, reloads: reloads)
+                router: router, announcer: announcer, handler: handler, store: store, clock: clock,
+                diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("worker sockets", error.description))
-        } catch {
-            return gate.fail(ServiceStartError("event log", "\(error)"))
-        }
-        gate.open()
-        loop.run()
-    }
-
-    private func runLogReadLoop(_ gate: StartupGate) {
-        let loop: LogReadLoop
-        do {
-            let reader = LogReader(store: try openStore())
-            loop = LogReadLoop(
-                router: try ServerSockets.router(context, at: endpoints.log, security: security), reader: reader,
-                diagnostics: diagnostics, requestGuard: RequestGuard(security: security))
-        } catch let error as ZMQError {
-            return gate.fail(ServiceStartError("log socket", error.description))
         } catch {
             return gate.fail(ServiceStartError("event log", "\(error)"))
         }

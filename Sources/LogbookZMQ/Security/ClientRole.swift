@@ -1,6 +1,7 @@
 /// What a client's key may do on the bus (ARCHITECTURE §11), from its certificate's `role`.
-/// Writers send commands; readers query, subscribe and read the log; admins may do all of
-/// that and also ask `Status` and `Rebuild`.
+/// Writers send commands (and, as a PostgreSQL worker's key, commit hints to the feed
+/// processes); readers query, subscribe and read the log; admins may do all of that and
+/// also ask `Status` and `Rebuild`.
 public enum ClientRole: String, Sendable, CaseIterable, CustomStringConvertible {
     case writer, reader, admin
 
@@ -11,7 +12,7 @@ public enum ClientRole: String, Sendable, CaseIterable, CustomStringConvertible 
     public func may(_ action: BusAction) -> Bool {
         switch (self, action) {
         case (.admin, _): true
-        case (.writer, .command): true
+        case (.writer, .command), (.writer, .hint): true
         case (.reader, .query), (.reader, .subscribe), (.reader, .readLog): true
         default: false
         }
@@ -34,6 +35,8 @@ public enum BusAction: String, Sendable, CaseIterable, CustomStringConvertible {
     case status
     /// `Rebuild` on the queries socket.
     case rebuild
+    /// A worker's commit hint to a feed process (PostgreSQL).
+    case hint
 
     public var description: String { rawValue }
 }

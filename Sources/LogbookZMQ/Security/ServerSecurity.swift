@@ -99,8 +99,8 @@ public final class ServerSecurity: Sendable {
         } else if credentialCount != 1 || key == nil {
             refusal = "no CURVE public key in the request"
         } else if let key, let role = role(of: key) {
-            if domain == ZAPDomain.feed.rawValue && !role.may(.subscribe) {
-                refusal = "role \(role) may not subscribe to the feed"
+            if let action = ZAPDomain(rawValue: domain)?.action, !role.may(action) {
+                refusal = "role \(role) may not connect to the \(domain) socket (\(action))"
             } else {
                 admittedCount.add(1, ordering: .relaxed)
                 let metadata = [Certificate.Property(ZAPMetadata.roleProperty, role.rawValue)]

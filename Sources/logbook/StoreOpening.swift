@@ -1,0 +1,47 @@
+import LogbookApplication
+import LogbookCommandLine
+import LogbookPostgres
+import LogbookSQLite
+import LogbookServer
+
+/// How `run` opens the event log: once on the main thread first, so that a log that cannot
+/// be used (a malformed connection string, an unreachable server, a failed login, another
+/// program's database, a newer schema, a foreign file) stops the start with one line on
+/// stderr and exit status 3 before any socket is bound or anything is written; then an
+/// opener that each server thread calls for its own connection.
+struct StoreOpening {
+    /// Opens a connection to the log (one per thread that needs one).
+    let open: WorkerService.StoreOpener
+    /// The log for diagnostics: a file's path, or a database, host and port (never a password).
+    let description: String
+
+    /// Opens `location` once (the data directory's file for SQLite, created with its folder
+    /// if missing) and keeps how to open it again.
+    init(_ location: StorageSettings.Location, configuration: Configuration) throws(CLIError) {
+        switch location {
+        case .sqlite:
+            try configuration.ensureDataDirectory()
+            let path = configuration.eventLogPath
+            do {
+                _ = try SQLiteEventStore(path: path, evolution: .standard)
+            } catch {
+                throw .unavailable(error.description)
+            }
+            open = { () throws(EventStoreError) -> any EventStore in
+                try SQLiteEventStore(path: path, evolution: .standard)
+            }
+            description = path
+        case .postgres(let connectionString):
+            do {
+                description = try PostgresEventStore(connectionString: connectionString, evolution: .standard).target
+            } catch {
+                // A malformed string is refused before any connection: say so, not "invalid append request".
+                let message = if case .invalidRequest(let problem) = error { problem } else { error.description }
+                throw .unavailable(StorageSettings.redacting(connectionString, in: message))
+            }
+            open = { () throws(EventStoreError) -> any EventStore in
+                try PostgresEventStore(connectionString: connectionString, evolution: .standard)
+            }
+        }
+    }
+}
