@@ -69,6 +69,51 @@ struct CurveHandshakeTests {
         #expect(onFeed?.key == writer.publicKey.z85)
     }
 
+    @Test func aFeedProcessHintsSocketTakesHintsFromWritersOnly() throws {
+        let server = try CurveKeyPair.generate()
+        let worker = try CurveKeyPair.generate()
+        let reader = try CurveKeyPair.generate()
+        let security = ServerSecurity(
+            keys: server,
+            allowList: AllowList(entries: [
+                worker.publicKey.z85: AllowList.Entry(role: .writer, path: "worker"),
+                reader.publicKey.z85: AllowList.Entry(role: .reader, path: "reader"),
+            ]),
+            from: "unused")
+        let context = try ZMQContext()
+        let observer = RecordingObserver()
+        let zap = try startZAP(context, security, observer)
+        defer {
+            context.shutdown()
+            zap.join()
+        }
+        let endpoint = temporaryIPCEndpoint()
+        let hints = try ZMQSocket(context, .subscriber)
+        try hints.subscribe("")
+        try security.secureServer(hints, domain: .hints)
+        try hints.bind(endpoint)
+        let readerHints = try ZMQSocket(context, .publisher)
+        try CurveClientKeys(keys: reader, serverKey: server.publicKey).secureClient(readerHints)
+        try readerHints.connect(endpoint)
+        #expect(observer.waitForRefusals(1), "a reader's hints connection was not refused")
+        #expect(observer.refusals.first?.key == reader.publicKey.z85)
+        #expect(observer.refusals.first?.domain == ZAPDomain.hints.rawValue)
+
+        let workerHints = try ZMQSocket(context, .publisher)
+        try CurveClientKeys(keys: worker, serverKey: server.publicKey).secureClient(workerHints)
+        try workerHints.connect(endpoint)
+        // A PUB drops what it sends before the connection is up: send until one arrives.
+        var received: ReceivedMessage?
+        for _ in 0..<100 where received == nil {
+            try readerHints.send([bytes("from the reader")], wait: false)
+            try workerHints.send([bytes("hint")], wait: false)
+            if try ZMQPoll.wait([hints.readable], timeoutMilliseconds: 50)[0] { received = try hints.receiveMessage() }
+        }
+        #expect(received?.frames == [bytes("hint")])
+        #expect(received?.metadata.role == "writer")
+        while let more = try hints.receive(wait: false) { #expect(more == [bytes("hint")]) }
+    }
+
     private func startZAP(_ context: ZMQContext, _ security: ServerSecurity, _ observer: RecordingObserver) throws
         -> OwnedThread
     {
