@@ -1,4 +1,5 @@
 import Glibc
+import LogbookWire
 import LogbookZMQ
 import Synchronization
 import Testing
@@ -9,20 +10,11 @@ import Testing
 @Suite("CURVE handshakes and the ZAP handler", .serialized)
 struct CurveHandshakeTests {
     @Test func listedKeysGetTheirRoleOnEveryMessageAndOthersAreRefused() throws {
-        let server = try CurveKeyPair.generate()
         let writer = try CurveKeyPair.generate()
         let stranger = try CurveKeyPair.generate()
-        let security = ServerSecurity(
-            keys: server,
-            allowList: AllowList(entries: [writer.publicKey.z85: AllowList.Entry(role: .writer, path: "writer")]),
-            from: "unused")
-        let context = try ZMQContext()
-        let observer = RecordingObserver()
-        let zap = try startZAP(context, security, observer)
-        defer {
-            context.shutdown()
-            zap.join()
-        }
+        let rig = try ZAPRig([(writer, .writer)])
+        defer { rig.stop() }
+        let (context, security, observer, server) = (rig.context, rig.security, rig.observer, rig.server)
         let endpoint = temporaryIPCEndpoint()
         let router = try ZMQSocket(context, .router)
         try security.secureServer(router, domain: .requests)
@@ -50,8 +42,8 @@ struct CurveHandshakeTests {
         #expect(refusal.key == stranger.publicKey.z85)
         #expect(refusal.reason == "unknown key")
         #expect(refusal.domain == ZAPDomain.requests.rawValue)
-        #expect(security.peerCounts.admitted == 1)
-        #expect(security.peerCounts.refused >= 1)
+        #expect(security.peerStatus.admitted == 1)
+        #expect(security.peerStatus.refused >= 1)
 
         // The feed admits readers and admins only.
         let feedEndpoint = temporaryIPCEndpoint()
@@ -70,23 +62,11 @@ struct CurveHandshakeTests {
     }
 
     @Test func aFeedProcessHintsSocketTakesHintsFromWritersOnly() throws {
-        let server = try CurveKeyPair.generate()
         let worker = try CurveKeyPair.generate()
         let reader = try CurveKeyPair.generate()
-        let security = ServerSecurity(
-            keys: server,
-            allowList: AllowList(entries: [
-                worker.publicKey.z85: AllowList.Entry(role: .writer, path: "worker"),
-                reader.publicKey.z85: AllowList.Entry(role: .reader, path: "reader"),
-            ]),
-            from: "unused")
-        let context = try ZMQContext()
-        let observer = RecordingObserver()
-        let zap = try startZAP(context, security, observer)
-        defer {
-            context.shutdown()
-            zap.join()
-        }
+        let rig = try ZAPRig([(worker, .writer), (reader, .reader)])
+        defer { rig.stop() }
+        let (context, security, observer, server) = (rig.context, rig.security, rig.observer, rig.server)
         let endpoint = temporaryIPCEndpoint()
         let hints = try ZMQSocket(context, .subscriber)
         try hints.subscribe("")
@@ -114,19 +94,6 @@ struct CurveHandshakeTests {
         while let more = try hints.receive(wait: false) { #expect(more == [bytes("hint")]) }
     }
 
-    private func startZAP(_ context: ZMQContext, _ security: ServerSecurity, _ observer: RecordingObserver) throws
-        -> OwnedThread
-    {
-        let bound = Latch()
-        let thread = OwnedThread(name: "test-zap") {
-            guard let socket = try? ZAPHandler.bind(context) else { return }
-            bound.open()
-            ZAPHandler.serve(socket, security: security, observer: observer)
-        }
-        try #require(bound.wait(), "the ZAP handler did not bind")
-        return thread
-    }
-
     private func client(_ context: ZMQContext, _ endpoint: String, _ keys: CurveKeyPair, _ server: CurveKey) throws
         -> ZMQSocket
     {
@@ -139,6 +106,42 @@ struct CurveHandshakeTests {
     private func receiveMessage(_ socket: borrowing ZMQSocket) throws -> ReceivedMessage? {
         guard try ZMQPoll.wait([socket.readable], timeoutMilliseconds: 5_000)[0] else { return nil }
         return try socket.receiveMessage(wait: false)
+    }
+}
+
+/// A context whose ZAP handler admits the listed keys, with a server key pair; `stop()`
+/// shuts the context down and waits for the handler's thread.
+final class ZAPRig {
+    let server: CurveKeyPair
+    let security: ServerSecurity
+    let context: ZMQContext
+    let observer = RecordingObserver()
+    private let zap: OwnedThread
+
+    init(_ clients: [(CurveKeyPair, ClientRole)]) throws {
+        server = try CurveKeyPair.generate()
+        var entries: [String: AllowList.Entry] = [:]
+        for (keys, role) in clients { entries[keys.publicKey.z85] = AllowList.Entry(role: role, path: "\(role)") }
+        let security = ServerSecurity(keys: server, allowList: AllowList(entries: entries), from: "unused")
+        let context = try ZMQContext()
+        let observer = observer
+        let bound = Latch()
+        zap = OwnedThread(name: "test-zap") {
+            guard let socket = try? ZAPHandler.bind(context) else { return }
+            bound.open()
+            ZAPHandler.serve(socket, security: security, observer: observer)
+        }
+        self.security = security
+        self.context = context
+        guard bound.wait() else {
+            context.shutdown()
+            throw ZMQError("the ZAP handler did not bind", errno: 0)
+        }
+    }
+
+    func stop() {
+        context.shutdown()
+        zap.join()
     }
 }
 

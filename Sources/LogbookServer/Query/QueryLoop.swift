@@ -154,7 +154,7 @@ struct QueryLoop: ~Copyable {
         QueryStatus(
             snapshot, uptimeSeconds: uptime.seconds, queriesAnswered: answered, queriesWaiting: parked.count,
             readModels: reader.counts(),
-            peers: requestGuard.security.map { PeerStatus($0.peerCounts) })
+            peers: requestGuard.security.map(\.peerStatus))
     }
 
     private func send(_ routed: RoutedRequest, _ document: JSONValue) throws(ZMQError) {

@@ -45,6 +45,6 @@ struct WorkerStatistics {
             commands: WorkerStatus.Commands(accepted: accepted, rejected: rejected, retries: retries),
             batches: WorkerStatus.Batches(
                 count: batches, largest: largestBatch, last: lastBatch, meanSize: (mean * 100).rounded() / 100),
-            published: published, peers: security.map { PeerStatus($0.peerCounts) })
+            published: published, peers: security.map(\.peerStatus))
     }
 }

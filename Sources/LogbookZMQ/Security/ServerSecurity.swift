@@ -1,3 +1,4 @@
+public import LogbookWire
 import Synchronization
 
 /// CURVE on a process's server sockets: the server's key pair, the allow-list of client keys
@@ -81,9 +82,9 @@ public final class ServerSecurity: Sendable {
         droppedCount.add(1, ordering: .relaxed)
     }
 
-    /// Handshakes admitted and refused, and requests dropped, so far, for `Status`.
-    public var peerCounts: PeerCounts {
-        PeerCounts(
+    /// Handshakes admitted and refused, and requests dropped, so far: the `peers` of `Status`.
+    public var peerStatus: PeerStatus {
+        PeerStatus(
             admitted: admittedCount.load(ordering: .relaxed), refused: refusedCount.load(ordering: .relaxed),
             dropped: droppedCount.load(ordering: .relaxed))
     }
@@ -111,20 +112,6 @@ public final class ServerSecurity: Sendable {
         }
         refusedCount.add(1, ordering: .relaxed)
         return (.refused(refusal), nil)
-    }
-}
-
-/// How many CURVE handshakes a process's ZAP handler admitted and refused since it started,
-/// and how many requests its servers dropped because their sender's key had been revoked.
-public struct PeerCounts: Sendable, Equatable {
-    public var admitted: Int
-    public var refused: Int
-    public var dropped: Int
-
-    public init(admitted: Int, refused: Int, dropped: Int) {
-        self.admitted = admitted
-        self.refused = refused
-        self.dropped = dropped
     }
 }
 
