@@ -108,11 +108,7 @@ struct SecurityCLITests {
             serverCertificate: dataDirectory + "/keys/server")
         let client = try cluster.client(timeout: .milliseconds(500), attempts: 1)
         defer { client.close() }
-        let answering = await eventually(within: .seconds(20)) {
-            let worker = try? await client.status(of: .commands)
-            let query = try? await client.status(of: .queries)
-            return worker != nil && query != nil
-        }
+        let answering = await bothAnswer(client)
         try #require(answering, "\(up.stderr)")
         let sent = try await client.send(type: "AddProduct", data: Fixture.product("tea"))
         _ = try await client.query(
