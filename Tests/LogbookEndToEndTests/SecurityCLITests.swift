@@ -77,10 +77,12 @@ struct SecurityCLITests {
             ("no role", ["--curve-secret", secret, "--clients", roleless], "no role"),
         ]
         for (name, flags, phrase) in cases {
-            let result = try await cluster.run(["run", "worker", "--data-dir", cluster.workerDataDirectory] + flags)
-            #expect(result.status == 3, "\(name): \(result.status) \(result.stderr)")
-            #expect(result.stderr.split(separator: "\n").count == 1, "\(name): \(result.stderr)")
-            #expect(result.stderr.contains(phrase), "\(name): \(result.stderr)")
+            // A worker that starts anyway would serve until stopped: it is waited for, then killed.
+            let worker = try cluster.background(["run", "worker", "--data-dir", cluster.workerDataDirectory] + flags)
+            let status = await worker.waitForExit(within: .seconds(20))
+            #expect(status == 3, "\(name): \(status.map(String.init) ?? "still running") \(worker.stderr)")
+            #expect(worker.stderr.split(separator: "\n").count == 1, "\(name): \(worker.stderr)")
+            #expect(worker.stderr.contains(phrase), "\(name): \(worker.stderr)")
             for endpoint in [cluster.commands, cluster.feed, cluster.log] {
                 #expect(!isListening(endpoint), "\(name): \(endpoint) was bound")
             }
