@@ -69,12 +69,8 @@ public struct WorkerStatus: Sendable, Equatable {
         self.peers = peers
     }
 
-<<<<<<< HEAD
-    /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published"}`;
-    /// `commands.decidedAgain` only when known.
-=======
-    /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published","peers"?:{…}}`.
->>>>>>> security
+    /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published","peers"?:{…}}`;
+    /// `commands.decidedAgain` only when known, `peers` only with CURVE on.
     public var json: JSONValue {
         var result: JSONObject = [
             "role": .string(Self.role),
