@@ -9,6 +9,13 @@
 #                                         start them, send commands (with --postgres: to both
 #                                         workers), check that BOTH query processes answer
 #                                         with them (read-your-writes), stop, exit 0/1
+#   deploy/cluster.sh [--postgres] --secure [--check]
+#                                         the same with CURVE: keys made with `logbook keygen`
+#                                         in $CLUSTER_DIR/keys (the servers' pair, a reader key
+#                                         per query process, a writer key per PostgreSQL worker
+#                                         for its hints, an admin key for the command line, the
+#                                         allow-list keys/clients); --check also checks that a
+#                                         client without keys gets no answer
 #
 # Uses the logbook binary in $LOGBOOK (default: .build/debug/logbook, then PATH) and ports
 # from $BASE_PORT (default 7555): commands 7555 (and 7565 for the second worker), feed 7556,
@@ -21,12 +28,14 @@ cd "$(dirname "$0")/.."
 
 check=no
 postgres=no
+secure=no
 for argument in "$@"; do
     case $argument in
     --check) check=yes ;;
     --postgres) postgres=yes ;;
+    --secure) secure=yes ;;
     *)
-        echo "cluster.sh: unknown argument $argument (expected --postgres, --check)" >&2
+        echo "cluster.sh: unknown argument $argument (expected --postgres, --secure, --check)" >&2
         exit 2
         ;;
     esac
@@ -80,12 +89,46 @@ start_postgres() {
     export LOGBOOK_STORE="postgresql://postgres@127.0.0.1:$port/logbook"
 }
 
+# With --secure: the keys, made once with `logbook keygen`, and each process's CURVE flags.
+keys=$CLUSTER_DIR/keys
+make_keys() {
+    mkdir -p "$keys/clients"
+    chmod 700 "$keys"
+    local key name role
+    for key in server:none query-a:reader query-b:reader worker-a:writer worker-b:writer cli:admin; do
+        name=${key%%:*} role=${key#*:}
+        [[ -e $keys/$name ]] && continue
+        if [[ $role == none ]]; then
+            "$LOGBOOK" keygen "$name" --dir "$keys" >/dev/null
+        else
+            "$LOGBOOK" keygen "$name" --role "$role" --dir "$keys" >/dev/null
+            cp "$keys/$name" "$keys/clients/$name"
+        fi
+    done
+    # The command line (and the hint printed) uses the admin key; the processes get flags.
+    export LOGBOOK_CURVE_KEY=$keys/cli_secret LOGBOOK_SERVER_KEY=$keys/server
+}
+
+# The CURVE flags of process NAME (none without --secure): every server the same keys and
+# allow-list; a query process or PostgreSQL worker its own client key towards the others.
+curve_flags() {
+    [[ $secure == yes ]] || return 0
+    local flags=(--curve-secret "$keys/server_secret" --clients "$keys/clients")
+    case $1 in
+    query-* | worker-*) flags+=(--curve-key "$keys/$1_secret" --server-key "$keys/server") ;;
+    esac
+    echo "${flags[@]}"
+}
+
 run() {
     local name=$1
     shift
-    "$LOGBOOK" "$@" --data-dir "$CLUSTER_DIR/$name" 2>>"$CLUSTER_DIR/$name.log" &
+    # shellcheck disable=SC2046 # the flags are paths without blanks, split on purpose
+    "$LOGBOOK" "$@" --data-dir "$CLUSTER_DIR/$name" $(curve_flags "$name") 2>>"$CLUSTER_DIR/$name.log" &
     pids+=($!)
 }
+
+[[ $secure == yes ]] && make_keys
 
 if [[ $postgres == yes ]]; then
     start_postgres
@@ -108,6 +151,10 @@ run query-a run query --queries "$QUERIES_A"
 run query-b run query --queries "$QUERIES_B"
 echo "queries: $QUERIES_A and $QUERIES_B"
 echo "files and logs: $CLUSTER_DIR"
+if [[ $secure == yes ]]; then
+    echo "CURVE on; use the command line with:"
+    echo "  export LOGBOOK_CURVE_KEY=$LOGBOOK_CURVE_KEY LOGBOOK_SERVER_KEY=$LOGBOOK_SERVER_KEY"
+fi
 
 if [[ $check != yes ]]; then
     echo "Ctrl-C stops them all."
@@ -133,3 +180,13 @@ assert answer["ok"] and answer["result"]["productId"] == product and answer["pos
         echo "ok: $queries answered GetProduct at position $position"
     done
 done
+if [[ $secure == yes ]]; then
+    # A client without keys gets no answer from a CURVE server (exit 3: no reply).
+    if env -u LOGBOOK_CURVE_KEY -u LOGBOOK_SERVER_KEY "$LOGBOOK" send AddProduct \
+        "{\"productId\":\"cluster-plain-$$\",\"name\":\"Plain\",\"price\":\"1.00\",\"category\":\"food\",\"stock\":1}" \
+        --timeout-ms 300 --attempts 1 >/dev/null 2>&1; then
+        echo "FAIL: a client without keys was answered" >&2
+        exit 1
+    fi
+    echo "ok: a client without keys got no answer"
+fi

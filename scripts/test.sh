@@ -4,10 +4,11 @@
 # errors; runs all tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
 # (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too;
 # checks every message kind on the wire against schemas/; runs `logbook-bench --quick` (and its
-# `--store postgresql` scale section) as a smoke test; runs the Python example against a real worker and query process; starts the
-# local clusters of deploy/ (SQLite: a worker and two query processes; PostgreSQL: two
-# workers, a feed process and two query processes) and checks that both query processes
-# answer; and runs the multi-host test (Tests/MultiHost) on network namespaces.
+# `--store postgresql` scale section) as a smoke test; runs the Python example against a real worker and query process (the wire
+# check and the example each with CURVE off and on); starts the local clusters of deploy/
+# (SQLite: a worker and two query processes, plain and with CURVE; PostgreSQL: two workers,
+# a feed process and two query processes, plain and with CURVE) and checks that both query
+# processes answer; and runs the multi-host test (Tests/MultiHost) on network namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
@@ -20,13 +21,17 @@ eval "$(./scripts/test-postgres.sh start)"
 export LOGBOOK_REQUIRE_POSTGRES=1
 swift test --skip-build
 LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py
+LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py --curve
 # The benchmark once at small sizes, as a smoke test (no thresholds; figures on CI mean nothing).
 .build/debug/logbook-bench --quick --out "${TMPDIR:-/tmp}/logbook-bench-quick.json"
 # And its PostgreSQL scale-out section (a throwaway cluster of its own; about 20 s).
 .build/debug/logbook-bench --store postgresql --only scale --quick --out "${TMPDIR:-/tmp}/logbook-bench-scale-quick.json"
 LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py
+LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py --curve
 ./deploy/cluster.sh --check
+./deploy/cluster.sh --secure --check
 ./deploy/cluster.sh --postgres --check
+./deploy/cluster.sh --postgres --secure --check
 # Separate hosts (network namespaces): PostgreSQL, two workers, a feed, two query processes and
 # clients, under load with a worker killed and PostgreSQL restarted (skipped, saying why, without root).
 LOGBOOK_BIN=.build/debug/logbook python3 Tests/MultiHost/check_multihost.py

@@ -83,6 +83,7 @@ struct BenchSession {
                 case .latency: try measureLatency()
                 case .feed: try measureFeed()
                 case .memory: try measureMemory()
+                case .curve: try measureCurve()
                 case .compare: try measureCompare()
                 case .scale: try measureScale()
                 }
@@ -163,14 +164,18 @@ struct BenchSession {
         try LoadDriver.run(plan, context: context)
     }
 
-    /// Registers the users and adds the products a `CommandMix` with this tag uses.
-    func seed(tag: String, clients: Int, seeded: Int) throws(BenchError) {
-        let service = try runningService()
+    /// Registers the users and adds the products a `CommandMix` with this tag uses, on the
+    /// running service or on `service` (with its CURVE keys when it is secured).
+    func seed(
+        tag: String, clients: Int, seeded: Int, on service: LogbookService? = nil, curve: CurveClientKeys? = nil
+    ) throws(BenchError) {
+        let target = if let service { service } else { try runningService() }
+        let endpoint = target.endpoints.commands
         let result = try load(
             LoadPlan(
-                endpoint: service.endpoints.commands, clients: clients, threads: options.loadThreads,
+                endpoint: endpoint, clients: clients, threads: options.loadThreads,
                 pacing: .closedLoop(window: options.window), length: .requestsPerClient(2 * seeded),
-                requests: SeedCommands(tag: tag, seeded: seeded)))
+                requests: SeedCommands(tag: tag, seeded: seeded), curve: curve))
         guard result.rejected == 0, result.unanswered == 0 else {
             throw BenchError(
                 "seeding users and products failed: \(result.rejected) refused (\(result.rejections)), "

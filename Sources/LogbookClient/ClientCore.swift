@@ -34,11 +34,14 @@ final class ClientCore: Sendable {
     let endpoints: ClientEndpoints
     let timeout: Duration
     let attempts: Int
+    /// The client's CURVE keys and the servers' public key; nil: plain connections.
+    let security: CurveClientKeys?
     let context: ZMQContext
     let wakeUp: WakeUpPipe
     private let state = Mutex(State())
 
-    init(endpoints: ClientEndpoints, timeout: Duration, attempts: Int) throws(ZMQError) {
+    init(endpoints: ClientEndpoints, timeout: Duration, attempts: Int, security: CurveClientKeys?) throws(ZMQError) {
+        self.security = security
         self.endpoints = endpoints
         self.timeout = timeout
         self.attempts = attempts

@@ -2,7 +2,7 @@ import FoundationEssentials
 public import LogbookApplication
 public import LogbookJSON
 import LogbookWire
-import LogbookZMQ
+public import LogbookZMQ
 
 /// An async client of the Logbook servers for other Swift programs.
 ///
@@ -19,31 +19,38 @@ import LogbookZMQ
 /// - Cancelling the calling task fails its request at once with `.cancelled`.
 /// - `close()` (or the last reference going away) fails what is still waiting with
 ///   `.closed`, closes the sockets and ends the thread; later requests fail with `.closed`.
+/// - With `security` (its own CURVE key pair and the servers' public key), every socket it
+///   opens, subscriptions included, is a CURVE client; a server that does not admit the key
+///   never answers, so requests time out.
 public final class LogbookClient: Sendable {
     public let endpoints: ClientEndpoints
     /// How long one attempt of a request waits for its reply.
     public let timeout: Duration
     /// How many times a request is sent before it fails with `timedOut` (1 or more).
     public let attempts: Int
+    /// The client's CURVE keys and the servers' public key; nil: plain connections.
+    public let security: CurveClientKeys?
     private let core: ClientCore
     private let thread: OwnedThread
 
     /// Starts the client's thread; sockets are opened (and connected) on first use of
     /// each server, so no server needs to be up yet.
     public init(
-        endpoints: ClientEndpoints = ClientEndpoints(), timeout: Duration = .seconds(5), attempts: Int = 3
+        endpoints: ClientEndpoints = ClientEndpoints(), timeout: Duration = .seconds(5), attempts: Int = 3,
+        security: CurveClientKeys? = nil
     ) throws(LogbookClientError) {
         precondition(attempts >= 1, "a request needs at least one attempt")
         precondition(timeout > .zero, "the timeout must be positive")
         let core: ClientCore
         do {
-            core = try ClientCore(endpoints: endpoints, timeout: timeout, attempts: attempts)
+            core = try ClientCore(endpoints: endpoints, timeout: timeout, attempts: attempts, security: security)
         } catch {
             throw .transport("\(error)")
         }
         self.endpoints = endpoints
         self.timeout = timeout
         self.attempts = attempts
+        self.security = security
         self.core = core
         thread = OwnedThread(name: "logbook-client") { RequestLoop(core: core).run() }
     }

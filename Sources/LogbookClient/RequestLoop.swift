@@ -97,6 +97,7 @@ final class RequestLoop {
         let socket = try ZMQSocket(core.context, .dealer)
         // No limit of libzmq's own: the pending table already holds every queued request.
         try socket.set(.sendHighWaterMark, 0)
+        try socket.secure(core.security)
         switch server {
         case .commands:
             // Requests go only to workers whose connection completed (FIELD-NOTES: a DEALER

@@ -24,7 +24,8 @@ extension LogbookClient {
             return stream
         }
         let subscription = FeedSubscription(
-            context: context, endpoints: endpoints, topics: topics, cursor: position > 1 ? position - 1 : 0)
+            context: context, endpoints: endpoints, topics: topics, cursor: position > 1 ? position - 1 : 0,
+            security: security)
         continuation.onTermination = { _ in subscription.stop() }
         subscription.start(continuation)
         return stream
@@ -41,9 +42,14 @@ private final class FeedSubscription: Sendable {
     private let endpoints: ClientEndpoints
     private let topics: [FeedTopic]
     private let cursor: Int64
+    private let security: CurveClientKeys?
     private let stopped = Atomic(false)
 
-    init(context: ZMQContext, endpoints: ClientEndpoints, topics: [FeedTopic], cursor: Int64) {
+    init(
+        context: ZMQContext, endpoints: ClientEndpoints, topics: [FeedTopic], cursor: Int64,
+        security: CurveClientKeys?
+    ) {
+        self.security = security
         self.context = context
         self.endpoints = endpoints
         self.topics = topics
@@ -59,7 +65,8 @@ private final class FeedSubscription: Sendable {
         _ = OwnedThread(name: "logbook-subscription") { [self] in
             do {
                 var follower = try FeedFollower(
-                    context, feed: endpoints.feed, log: endpoints.log, topics: topics, cursor: cursor)
+                    context, feed: endpoints.feed, log: endpoints.log, topics: topics, cursor: cursor,
+                    security: security)
                 while !stopped.load(ordering: .acquiring) {
                     do throws(FeedFollowError) {
                         let batch = try follower.waitForNext(timeoutMilliseconds: Self.pollMilliseconds).batch

@@ -23,7 +23,7 @@ extension LogbookClient {
     public func statusOfEachWorker() async -> [WorkerStatusAnswer] {
         let listed = endpoints.commands.endpoints
         let base = endpoints
-        let (timeout, attempts) = (self.timeout, self.attempts)
+        let (timeout, attempts, security) = (self.timeout, self.attempts, self.security)
         let answers = await withTaskGroup(of: (Int, WorkerStatusAnswer).self) { group in
             for (index, endpoint) in listed.enumerated() {
                 group.addTask {
@@ -31,7 +31,8 @@ extension LogbookClient {
                     one.commands = EndpointList(endpoint)
                     let outcome: Result<JSONObject, LogbookClientError>
                     do throws(LogbookClientError) {
-                        let client = try LogbookClient(endpoints: one, timeout: timeout, attempts: attempts)
+                        let client = try LogbookClient(
+                            endpoints: one, timeout: timeout, attempts: attempts, security: security)
                         defer { client.close() }
                         outcome = .success(try await client.status(of: .commands))
                     } catch {

@@ -61,6 +61,8 @@ extension BenchCommand {
               latency     p50/p99/p99.9 for one client and at half the peak throughput
               feed        reply → feed message and send → feed message, p50/p99
               memory      peak RSS of the worker and the query process
+              curve       commands/s (64 clients) and feed messages/s with CURVE on, beside
+                          the same load on the plain service, alternating, in the same run
               compare     Redis XADD (appendfsync always) and PostgreSQL INSERTs, same load
             With --store postgresql (a throwaway PostgreSQL cluster, its own in this run):
               scale       commands/s of 1, 2, 3 workers sharing it, beside its own committed

@@ -17,7 +17,9 @@ struct ClientSession {
         do {
             client = try LogbookClient(
                 endpoints: configuration.endpoints, timeout: .milliseconds(patience.timeoutMilliseconds),
-                attempts: patience.attempts)
+                attempts: patience.attempts, security: try configuration.clientKeys())
+        } catch let error as CLIError {
+            throw error
         } catch {
             throw .unavailable("cannot start the client: \(error)")
         }

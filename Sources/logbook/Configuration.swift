@@ -9,7 +9,9 @@ import LogbookZMQ
 /// in `settings`.
 struct Configuration {
     /// The settings every command that works with the service takes, in the order help lists them.
-    static let settings: [OptionSpec] = [.dataDirectory, .commands, .feed, .queries, .log, .logLevel]
+    static let settings: [OptionSpec] = [
+        .dataDirectory, .commands, .feed, .queries, .log, .logLevel, .curveSecret, .clients, .curveKey, .serverKey,
+    ]
     /// The settings of the event log's storage, which only `run` takes (see `StorageSettings`).
     static let storageSettings: [OptionSpec] = [.store, .readStore, .hints]
 
@@ -18,6 +20,11 @@ struct Configuration {
     /// only client commands use (`workerEndpoints`, `queryEndpoints` are the processes').
     let endpoints: ClientEndpoints
     let diagnosticsLevel: Diagnostics.Level
+    /// The CURVE settings as given (paths; nil when not given), read by `SecuritySettings`.
+    let curveSecret: String?
+    let clients: String?
+    let curveKey: String?
+    let serverKey: String?
     /// Where the event log is kept (SQLite unless the command declares `--store` and it names PostgreSQL).
     let storage: StorageSettings
 
@@ -25,6 +32,14 @@ struct Configuration {
         func setting(_ option: OptionSpec) -> String {
             arguments.setting(option, environment: environment) ?? ""
         }
+        func optional(_ option: OptionSpec) -> String? {
+            let value = setting(option)
+            return value.isEmpty ? nil : value
+        }
+        curveSecret = optional(.curveSecret)
+        clients = optional(.clients)
+        curveKey = optional(.curveKey)
+        serverKey = optional(.serverKey)
         dataDirectory = setting(.dataDirectory)
         let commands: EndpointList
         do {
@@ -82,10 +97,14 @@ struct Configuration {
 
     /// The settings a child process of `logbook up` must be given to match this one.
     var childArguments: [String] {
-        let values: [(OptionSpec, String)] = [
+        var values: [(OptionSpec, String)] = [
             (.dataDirectory, dataDirectory), (.commands, endpoints.commands.description), (.feed, endpoints.feed),
             (.queries, endpoints.queries), (.log, endpoints.log), (.logLevel, diagnosticsLevel.name),
         ]
+        let security: [(OptionSpec, String?)] = [
+            (.curveSecret, curveSecret), (.clients, clients), (.curveKey, curveKey), (.serverKey, serverKey),
+        ]
+        for case (let option, let value?) in security { values.append((option, value)) }
         return values.flatMap { option, value in [option.flag, value] }
     }
 }
@@ -120,4 +139,17 @@ extension OptionSpec {
     static let logLevel = OptionSpec.option(
         "log-level", "L", Configuration.levelNames, default: Diagnostics.Level.info.name,
         environment: "LOGBOOK_LOG_LEVEL")
+    static let curveSecret = OptionSpec.option(
+        "curve-secret", "F",
+        "servers: their secret certificate; turns CURVE on for every server socket (needs --clients; default off)",
+        environment: "LOGBOOK_CURVE_SECRET")
+    static let clients = OptionSpec.option(
+        "clients", "DIR", "servers: the allow-list, a folder of client public certificates, each with a role",
+        environment: "LOGBOOK_CLIENTS")
+    static let curveKey = OptionSpec.option(
+        "curve-key", "F",
+        "clients (and a query process towards the worker): their secret certificate (needs --server-key)",
+        environment: "LOGBOOK_CURVE_KEY")
+    static let serverKey = OptionSpec.option(
+        "server-key", "F", "clients: the servers' public certificate", environment: "LOGBOOK_SERVER_KEY")
 }

@@ -17,6 +17,7 @@ struct Logbook {
         SendCommand.self, QueryCommand.self, SubscribeCommand.self, ReplayCommand.self, RebuildCommand.self,
         StatusCommand.self,
         VerifyCommand.self,
+        KeygenCommand.self,
         BenchForwarder.self,
         HelpCommand.self, VersionCommand.self,
     ]

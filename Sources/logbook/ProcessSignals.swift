@@ -29,6 +29,7 @@ enum ProcessSignals {
         switch signal {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
         default: "signal \(signal)"
         }
     }

@@ -33,11 +33,13 @@ struct ReplayCommand: ConfiguredCommand {
         var next = Int64(try arguments.integer(Self.from, in: 1...Int.max) ?? 1)
         var remaining = try arguments.integer(Self.limit, in: 1...Int.max) ?? Int.max
         let topics = try arguments.value(Self.topics).map { words throws(CLIError) in try TopicList.parse([words]) }
+        let keys = try configuration.clientKeys()
         do {
             let context = try ZMQContext()
             let patience = try ClientPatience(arguments)
             var channel = try LogReadChannel(
-                context, endpoint: configuration.endpoints.log, timeoutMilliseconds: patience.timeoutMilliseconds)
+                context, endpoint: configuration.endpoints.log, timeoutMilliseconds: patience.timeoutMilliseconds,
+                security: keys)
             while remaining > 0 {
                 let page = try patience.retrying { () throws(FeedFollowError) in
                     try channel.read(from: next, limit: min(Self.pageSize, remaining), topics: topics)

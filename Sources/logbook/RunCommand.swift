@@ -1,3 +1,4 @@
+import Glibc
 import LogbookApplication
 import LogbookCommandLine
 import LogbookSQLite
@@ -5,7 +6,8 @@ import LogbookServer
 import LogbookZMQ
 
 /// `logbook run worker`, `run query` and `run feed`: one long-running process that serves
-/// until SIGINT or SIGTERM, then closes its sockets and files and exits 0.
+/// until SIGINT or SIGTERM, then closes its sockets and files and exits 0. SIGHUP makes it
+/// read its allow-list of client keys again (with CURVE on).
 struct RunCommand: ConfiguredCommand {
     static let spec = CommandSpec(
         name: "run", usage: "worker|query|feed [options]",
@@ -24,6 +26,10 @@ struct RunCommand: ConfiguredCommand {
             feed:   on PostgreSQL: binds --feed, --log and --hints; reads the log (from --read-store
                     when given) in position order and publishes it as a SQLite worker does.
             query:  binds --queries, connects to --feed and --log; keeps DIR/readmodels-N.sqlite3.
+            With --curve-secret and --clients every socket it binds is a CURVE server that admits
+            only the keys in --clients (SIGHUP reads that folder again). --curve-key and
+            --server-key are a query process's key towards the worker (or feed), and a
+            PostgreSQL worker's towards the feed processes' --hints.
             """,
         settings: Configuration.settings + Configuration.storageSettings)
 
@@ -35,7 +41,7 @@ struct RunCommand: ConfiguredCommand {
         guard arguments.positionals.count == 1, let role = arguments.positionals.first else {
             throw .usage("expected what to run: worker, query or feed")
         }
-        ProcessSignals.block()
+        ProcessSignals.block(including: [SIGHUP])
         let diagnostics = Diagnostics(process: role, threshold: configuration.diagnosticsLevel, clock: SystemClock())
         let service: any RunnableService
         switch role {
@@ -49,7 +55,11 @@ struct RunCommand: ConfiguredCommand {
         } catch {
             throw .unavailable(error.description)
         }
-        let signal = ProcessSignals.wait()
+        var signal = ProcessSignals.wait(including: [SIGHUP])
+        while signal == SIGHUP {
+            service.reloadAllowList()
+            signal = ProcessSignals.wait(including: [SIGHUP])
+        }
         diagnostics.info("stopping", ["signal": ProcessSignals.name(signal)])
         service.stop()
         diagnostics.info("stopped")
@@ -58,7 +68,12 @@ struct RunCommand: ConfiguredCommand {
 
     private func makeWorker(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
         let endpoints = try configuration.workerEndpoints()
+        let security = try configuration.serverSecurity()
         let storage = configuration.storage
+        // A worker's only connections out are its hints to feed processes (PostgreSQL), made
+        // with --curve-key; on SQLite it connects to no one, and an environment shared with
+        // clients (logbook.env) may set the key, so it is ignored there.
+        let hintKeys = storage.store == .sqlite ? nil : try configuration.clientKeys()
         let store = try StoreOpening(storage.store, configuration: configuration)
         diagnostics.info("event log opened", ["store": store.description])
         // On PostgreSQL other workers write the same log: the feed processes publish it.
@@ -67,7 +82,7 @@ struct RunCommand: ConfiguredCommand {
         do {
             return try WorkerService(
                 endpoints: endpoints, openStore: store.open, clock: SystemClock(), ids: UUIDGenerator(),
-                diagnostics: diagnostics, afterCommit: afterCommit)
+                diagnostics: diagnostics, afterCommit: afterCommit, security: security, hintKeys: hintKeys)
         } catch {
             throw .unavailable(error.description)
         }
@@ -81,6 +96,7 @@ struct RunCommand: ConfiguredCommand {
         guard storage.hints.count == 1, let hints = storage.hints.first else {
             throw .usage("run feed binds one --hints endpoint; got \(storage.hints.count)")
         }
+        let security = try configuration.serverSecurity()
         // The primary first (it is the log: its schema is checked, or created), then the reads' source.
         let primary = try StoreOpening(storage.store, configuration: configuration)
         let reads = try storage.readStore.map { replica throws(CLIError) in
@@ -91,19 +107,21 @@ struct RunCommand: ConfiguredCommand {
             // Like a query process, a feed process does not use --commands.
             return try FeedService(
                 endpoints: configuration.queryEndpoints, hints: hints, openStore: (reads ?? primary).open,
-                diagnostics: diagnostics)
+                diagnostics: diagnostics, security: security)
         } catch {
             throw .unavailable(error.description)
         }
     }
 
     private func makeQuery(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
+        let security = try configuration.serverSecurity()
+        let clientKeys = try configuration.clientKeys()
         try configuration.ensureDataDirectory()
         do {
             return try QueryService(
                 endpoints: configuration.queryEndpoints,
                 generations: SQLiteReadModelGenerations(directory: configuration.dataDirectory), clock: SystemClock(),
-                diagnostics: diagnostics)
+                diagnostics: diagnostics, security: security, clientKeys: clientKeys)
         } catch {
             throw .unavailable(error.description)
         }
@@ -114,6 +132,8 @@ struct RunCommand: ConfiguredCommand {
 protocol RunnableService {
     func start() throws(ServiceStartError)
     func stop()
+    /// Reads the allow-list of client keys again (SIGHUP).
+    func reloadAllowList()
 }
 
 extension WorkerService: RunnableService {}

@@ -36,12 +36,13 @@ struct SubscribeCommand: ConfiguredCommand {
         var remaining = try arguments.integer(Self.limit, in: 1...Int.max) ?? Int.max
         let endpoints = configuration.endpoints
         let patience = try ClientPatience(arguments)
+        let keys = try configuration.clientKeys()
         do {
             let context = try ZMQContext()
-            let start = try from.map { Int64($0) - 1 } ?? Self.head(context, endpoints.log, patience)
+            let start = try from.map { Int64($0) - 1 } ?? Self.head(context, endpoints.log, patience, keys)
             var follower = try FeedFollower(
                 context, feed: endpoints.feed, log: endpoints.log, topics: topics, cursor: start,
-                logTimeoutMilliseconds: patience.timeoutMilliseconds)
+                logTimeoutMilliseconds: patience.timeoutMilliseconds, security: keys)
             var failures = 0
             while remaining > 0 {
                 guard let batch = try Self.nextBatch(&follower, failures: &failures, patience: patience) else {
@@ -75,8 +76,11 @@ struct SubscribeCommand: ConfiguredCommand {
     }
 
     /// The log's head, asked of the log socket.
-    private static func head(_ context: ZMQContext, _ endpoint: String, _ patience: ClientPatience) throws -> Int64 {
-        var channel = try LogReadChannel(context, endpoint: endpoint, timeoutMilliseconds: patience.timeoutMilliseconds)
+    private static func head(
+        _ context: ZMQContext, _ endpoint: String, _ patience: ClientPatience, _ keys: CurveClientKeys?
+    ) throws -> Int64 {
+        var channel = try LogReadChannel(
+            context, endpoint: endpoint, timeoutMilliseconds: patience.timeoutMilliseconds, security: keys)
         return try patience.retrying { () throws(FeedFollowError) in try channel.read(from: 1, limit: 1, topics: nil) }
             .head
     }

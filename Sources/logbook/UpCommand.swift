@@ -3,17 +3,22 @@ import LogbookCommandLine
 
 /// `logbook up`: runs a worker and a query process as children (for development), both
 /// with this command's settings and its stdout and stderr. SIGINT or SIGTERM stops both;
-/// if either child ends on its own, the other is stopped too and `up` fails.
+/// if either child ends on its own, the other is stopped too and `up` fails. SIGHUP is
+/// passed on to both (they read their allow-lists again). `--secure` makes a development
+/// key set in the data directory (`DevelopmentKeys`) and runs both with CURVE on.
 struct UpCommand: ConfiguredCommand {
+    static let secure = OptionSpec.flag(
+        "secure", "CURVE on: make (once) a key set in DIR/keys and print how the command line uses it")
+
     static let spec = CommandSpec(
         name: "up", usage: "[options]",
         listings: [.init("up", "run a worker and a query process (Ctrl-C stops both)")], section: .processes,
         description: """
             Runs a worker and a query process as child processes with these settings, both
             logging to this terminal. Ctrl-C or SIGTERM stops both; if one ends on its own,
-            the other is stopped and up exits 3.
+            the other is stopped and up exits 3. SIGHUP is passed on to both.
             """,
-        settings: Configuration.settings)
+        options: [secure], settings: Configuration.settings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -23,23 +28,33 @@ struct UpCommand: ConfiguredCommand {
         guard arguments.positionals.isEmpty else { throw .usage("up takes no positional arguments") }
         // Its worker binds one commands endpoint: refuse a list here, before starting anything.
         _ = try configuration.workerEndpoints()
-        ProcessSignals.block(including: [SIGCHLD])
+        let keys = try developmentKeys()
+        ProcessSignals.block(including: [SIGCHLD, SIGHUP])
         let executable = try ExecutablePath.own()
         var children: [(role: String, pid: pid_t)] = []
         for role in ["worker", "query"] {
+            let security = keys?.arguments(for: role) ?? []
             do {
                 // up is SQLite only: a LOGBOOK_STORE in the environment must not move its worker.
                 let storage = role == "worker" ? [OptionSpec.store.flag, "sqlite"] : []
                 children.append(
-                    (role, try Self.spawn(executable, ["run", role] + configuration.childArguments + storage)))
+                    (
+                        role,
+                        try Self.spawn(executable, ["run", role] + configuration.childArguments + storage + security)
+                    ))
             } catch {
                 Self.stop(children)
                 throw error
             }
         }
+        if let keys { output.out(keys.hint) }
         var status = ExitStatus.success
         while !children.isEmpty {
-            let signal = ProcessSignals.wait(including: [SIGCHLD])
+            let signal = ProcessSignals.wait(including: [SIGCHLD, SIGHUP])
+            if signal == SIGHUP {
+                for child in children { kill(child.pid, SIGHUP) }
+                continue
+            }
             if signal != SIGCHLD {
                 Self.stop(children)
                 break
@@ -55,6 +70,21 @@ struct UpCommand: ConfiguredCommand {
             }
         }
         return status
+    }
+
+    /// With `--secure`, the development key set (made when missing); nil otherwise.
+    private func developmentKeys() throws(CLIError) -> DevelopmentKeys? {
+        guard arguments.isSet(Self.secure) else { return nil }
+        let given = [configuration.curveSecret, configuration.clients, configuration.curveKey, configuration.serverKey]
+        guard given.allSatisfy({ $0 == nil }) else {
+            throw .usage(
+                "--secure makes its own keys: drop the --curve-secret, --clients, --curve-key and --server-key settings"
+            )
+        }
+        try configuration.ensureDataDirectory()
+        let keys = DevelopmentKeys(dataDirectory: configuration.dataDirectory)
+        try keys.ensure()
+        return keys
     }
 
     /// How long children get to stop after SIGTERM before they are killed.

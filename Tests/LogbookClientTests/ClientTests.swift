@@ -170,14 +170,15 @@ struct ClientTests {
         let server = try await ScriptedServer { request in
             switch (request.id, request.sighting) {
             case ("slow", 1): []
-            // Late by a wide margin (the first socket is given up 1.5 s after "slow" was
-            // sent, about a second before this reply), so a loaded machine cannot reorder them.
-            case ("other", 1): [.reply(success(request, ["from": "abandoned socket"]), after: .milliseconds(2_500))]
+            // Late by a wide margin (the first socket is given up 4 s after "slow" was
+            // sent, about 2 s before this reply), so a loaded machine cannot reorder them.
+            case ("other", 1): [.reply(success(request, ["from": "abandoned socket"]), after: .milliseconds(6_000))]
             default: [.reply(success(request, ["from": .string("attempt \(request.sighting)")]))]
             }
         }
-        // "other" goes out 100 ms after "slow", well inside the 1.5 s before the first socket is given up.
-        let client = try LogbookClient(endpoints: server.endpoints, timeout: .milliseconds(1_500), attempts: 2)
+        // "other" goes out 100 ms after "slow", well inside the 4 s before the first socket is
+        // given up (1.5 s was once not enough on a loaded machine with two cores).
+        let client = try LogbookClient(endpoints: server.endpoints, timeout: .seconds(4), attempts: 2)
         async let slow = client.request(.commands, ["id": "slow"])
         try await server.waitUntilReceived("slow")
         try await Task.sleep(for: .milliseconds(100))

@@ -17,11 +17,7 @@ struct CLITests {
         let up = try cluster.background(["up", "--data-dir", dataDirectory])
         let client = try cluster.client(timeout: .milliseconds(300), attempts: 1)
         defer { client.close() }
-        let answering = await eventually(within: .seconds(20)) {
-            let worker = try? await client.status(of: .commands)
-            let query = try? await client.status(of: .queries)
-            return worker != nil && query != nil
-        }
+        let answering = await bothAnswer(client)
         try #require(answering, "up's processes did not answer: \(up.stderr)")
         let children = childProcesses(of: up.pid)
         #expect(children.count == 2, "up runs two children, found \(children)")
@@ -47,11 +43,7 @@ struct CLITests {
         let up = try cluster.background(["up", "--data-dir", cluster.directory.appendingPathComponent("up").path])
         let client = try cluster.client(timeout: .milliseconds(300), attempts: 1)
         defer { client.close() }
-        let answering = await eventually(within: .seconds(20)) {
-            let worker = try? await client.status(of: .commands)
-            let query = try? await client.status(of: .queries)
-            return worker != nil && query != nil
-        }
+        let answering = await bothAnswer(client)
         try #require(answering, "\(up.stderr)")
         let children = childProcesses(of: up.pid)
         try #require(children.count == 2)

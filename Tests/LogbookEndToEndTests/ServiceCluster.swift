@@ -20,6 +20,11 @@ final class ServiceCluster: @unchecked Sendable {
     private var query: Process?
     /// Further workers on the worker's data directory (`PeerWorker`), by commands endpoint.
     var peers: [String: Process] = [:]
+    /// Extra flags for `run worker` and `run query` (CURVE settings), and the keys of this
+    /// cluster's own clients (`client()`, readiness checks); none: plain.
+    var workerFlags: [String] = []
+    var queryFlags: [String] = []
+    var clientKeys: CurveClientKeys?
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-e2e-\(UUID().uuidString)")
@@ -56,13 +61,13 @@ final class ServiceCluster: @unchecked Sendable {
     }
 
     func client(timeout: Duration = .seconds(5), attempts: Int = 3) throws -> LogbookClient {
-        try LogbookClient(endpoints: endpoints, timeout: timeout, attempts: attempts)
+        try LogbookClient(endpoints: endpoints, timeout: timeout, attempts: attempts, security: clientKeys)
     }
 
     func startWorker() async throws {
         let starts = startLines(of: "worker")
         let process = try launch(
-            ["run", "worker", "--data-dir", directory.appendingPathComponent("worker").path], "worker")
+            ["run", "worker", "--data-dir", directory.appendingPathComponent("worker").path] + workerFlags, "worker")
         worker = process
         try await waitUntilAnswering(.commands, process, role: "worker", after: starts)
     }
@@ -70,7 +75,7 @@ final class ServiceCluster: @unchecked Sendable {
     func startQuery() async throws {
         let starts = startLines(of: "query")
         let process = try launch(
-            ["run", "query", "--data-dir", directory.appendingPathComponent("query").path], "query")
+            ["run", "query", "--data-dir", directory.appendingPathComponent("query").path] + queryFlags, "query")
         query = process
         try await waitUntilAnswering(.queries, process, role: "query", after: starts)
     }
@@ -87,6 +92,11 @@ final class ServiceCluster: @unchecked Sendable {
 
     @discardableResult
     func stopQuery(_ signal: Int32 = SIGTERM) -> Int32 { stop(&query, signal) }
+
+    /// Sends `signal` to the running worker (SIGHUP: read the allow-list again).
+    func signalWorker(_ signal: Int32) {
+        if let worker { kill(worker.processIdentifier, signal) }
+    }
 
     /// The path of the worker's event log.
     var eventLogPath: String { directory.appendingPathComponent("worker/events.sqlite3").path }
@@ -130,7 +140,7 @@ final class ServiceCluster: @unchecked Sendable {
         at endpoints: ClientEndpoints? = nil
     ) async throws {
         let client = try LogbookClient(
-            endpoints: endpoints ?? self.endpoints, timeout: .milliseconds(200), attempts: 1)
+            endpoints: endpoints ?? self.endpoints, timeout: .milliseconds(200), attempts: 1, security: clientKeys)
         defer { client.close() }
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {

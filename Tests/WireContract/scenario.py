@@ -17,6 +17,8 @@ Error codes that cannot be provoked from outside, and why:
 
 import datetime
 import json
+
+import zmq
 import sqlite3
 import time
 import uuid
@@ -109,7 +111,45 @@ class Scenario:
         self.parked_queries_flood()
         self.read_whole_log()
         self.collect_feed()
+        if self.client.keys:
+            self.unauthorized()
         self.damaged_log()
+
+    def unauthorized(self):
+        """With CURVE: each role gets `unauthorized` for what it may not do (and the log is
+        untouched), and a plain client gets no answer at all."""
+        before = self.raw("log", {"id": self.next_id("l"), "type": "ReadLog", "from": 1, "limit": 1}, "ok",
+                          valid=True)["head"]
+        forbidden = [
+            ("reader", "commands", {"id": self.next_id("u"), "type": "RegisterUser",
+                                    "data": {"userId": "intruder", "name": "Intruder",
+                                             "email": "intruder@example.com"}}),
+            ("reader", "commands", {"id": self.next_id("u"), "type": "Status"}),
+            ("reader", "queries", {"id": self.next_id("u"), "type": "Rebuild"}),
+            ("writer", "queries", {"id": self.next_id("u"), "type": "ListUsers", "data": {}}),
+            ("writer", "queries", {"id": self.next_id("u"), "type": "Status"}),
+            ("writer", "log", {"id": self.next_id("u"), "type": "ReadLog", "from": 1}),
+        ]
+        for role, socket, document in forbidden:
+            for via in ("REQ", "DEALER"):
+                document = {**document, "id": self.next_id("u")}
+                label = f"{socket} {document['type']} as {role}"
+                reply = self.client.request(socket, document, label, Expectation("unauthorized", True), via,
+                                            as_role=role)
+                self._check(label, reply, "unauthorized")
+        after = self.raw("log", {"id": self.next_id("l"), "type": "ReadLog", "from": 1, "limit": 1}, "ok",
+                         valid=True)["head"]
+        if after != before:
+            raise ScenarioFailure(f"refused requests changed the log's head from {before} to {after}")
+        plain = self.client.context.socket(zmq.DEALER)
+        plain.setsockopt(zmq.LINGER, 0)
+        try:
+            plain.connect(self.client.endpoints["commands"])
+            plain.send_multipart([b"", json.dumps({"id": "plain", "type": "Status"}).encode()])
+            if plain.poll(1000):
+                raise ScenarioFailure(f"a plain client got an answer from a CURVE server: {plain.recv_multipart()}")
+        finally:
+            plain.close()
 
     def wait_for_feed(self):
         """A subscriber misses what is published before its subscription reaches the PUB

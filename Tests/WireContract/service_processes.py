@@ -1,6 +1,12 @@
 """The real service for the test: `logbook run worker` and `logbook run query` as two
 processes on free loopback ports, each with its own data directory in a temporary folder.
 
+With `curve=True` both run with CURVE (`--curve-secret`, `--clients`; the query process
+reaches the worker with a reader key of its own), and `keys` holds every client key the
+test uses, by role: made with `logbook keygen`, except the reader's, which pyzmq's
+`zmq.auth.create_certificates` makes and which goes into the allow-list unchanged (in its
+role folder, as pyzmq's public files carry no metadata).
+
 `ServiceProcesses` is a context manager: leaving it (normally or by an exception) sends
 SIGTERM to both processes, waits, and kills whatever is still running, so no process
 outlives the test.
@@ -42,10 +48,57 @@ class ServiceError(Exception):
     pass
 
 
+class ClientKeys:
+    """A client's CURVE keys (Z85 bytes, as pyzmq's socket options take them) and the server's."""
+
+    def __init__(self, secret_file: pathlib.Path, server_file: pathlib.Path):
+        import zmq.auth
+        self.public, self.secret = zmq.auth.load_certificate(secret_file)
+        self.server, _ = zmq.auth.load_certificate(server_file)
+
+    def apply(self, socket):
+        socket.curve_secretkey = self.secret
+        socket.curve_publickey = self.public
+        socket.curve_serverkey = self.server
+
+
+def make_keys(binary: pathlib.Path, folder: pathlib.Path) -> dict:
+    """The servers' pair, the query process's reader pair and one pair per role, with the
+    allow-list in folder/clients; returns the flags of each process and the clients' keys."""
+    import shutil
+    import zmq.auth
+    clients = folder / "clients"
+    (clients / "reader").mkdir(parents=True)
+    for name, role in (("server", None), ("query", "reader"), ("admin", "admin"), ("writer", "writer")):
+        extra = ["--role", role] if role else []
+        subprocess.run([str(binary), "keygen", name, "--dir", str(folder), *extra], check=True,
+                       stdout=subprocess.DEVNULL)
+        if role:
+            shutil.copy(folder / name, clients / name)
+    old = os.umask(0o077)  # pyzmq writes with the umask; Logbook refuses a secret others may read
+    try:
+        public, secret = zmq.auth.create_certificates(folder, "pyreader", metadata={"role": "reader"})
+    finally:
+        os.umask(old)
+    shutil.copy(public, clients / "reader" / "pyreader.key")
+    server_public = folder / "server"
+    server_flags = ["--curve-secret", str(folder / "server_secret"), "--clients", str(clients)]
+    return {
+        "worker": server_flags,
+        "query": server_flags + ["--curve-key", str(folder / "query_secret"), "--server-key", str(server_public)],
+        "clients": {
+            "admin": ClientKeys(folder / "admin_secret", server_public),
+            "writer": ClientKeys(folder / "writer_secret", server_public),
+            "reader": ClientKeys(pathlib.Path(secret), server_public),
+        },
+    }
+
+
 class ServiceProcesses:
-    def __init__(self, binary: pathlib.Path, workdir: pathlib.Path):
+    def __init__(self, binary: pathlib.Path, workdir: pathlib.Path, curve: bool = False):
         self.binary = binary
         self.workdir = workdir
+        self.curve = make_keys(binary, workdir / "keys") if curve else None
         commands, feed, queries, log = free_loopback_ports(4)
         self.endpoints = {
             "commands": f"tcp://127.0.0.1:{commands}",
@@ -57,6 +110,11 @@ class ServiceProcesses:
         self.query_dir = workdir / "query"
         self.processes: dict[str, subprocess.Popen] = {}
         self.log_files: dict[str, pathlib.Path] = {}
+
+    @property
+    def client_keys(self) -> dict:
+        """The clients' keys by role (admin, writer, reader); empty when CURVE is off."""
+        return self.curve["clients"] if self.curve else {}
 
     @property
     def event_log_path(self) -> pathlib.Path:
@@ -72,7 +130,8 @@ class ServiceProcesses:
             self.log_files[role] = log_path
             with open(log_path, "wb") as stderr:
                 self.processes[role] = subprocess.Popen(
-                    [str(self.binary), "run", role, "--data-dir", str(folder), "--log-level", "info", *flags],
+                    [str(self.binary), "run", role, "--data-dir", str(folder), "--log-level", "info", *flags,
+                     *(self.curve[role] if self.curve else [])],
                     cwd=self.workdir, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                     stderr=stderr, preexec_fn=_end_with_parent,
                 )

@@ -2,6 +2,9 @@
 records every request sent, every reply received and every feed message, byte for byte
 and parsed, for the validation that follows.
 
+With CURVE keys (`keys`: role -> ClientKeys) every socket is a CURVE client with the
+admin's key unless a request names another role (`as_role`).
+
 A request is one JSON frame. From a REQ socket it goes as is; from a DEALER it goes after
 an empty delimiter frame, and its reply must come back as [empty][reply]. Both kinds of
 socket are used on every request socket, in turn.
@@ -38,7 +41,7 @@ class Expectation:
 @dataclasses.dataclass
 class Exchange:
     socket: str  # commands | queries | log
-    via: str  # REQ | DEALER | DEALER (raw frames)
+    via: str  # REQ | DEALER | DEALER (raw frames), with " as ROLE" for a role other than the default
     frames: list  # the request frames after any delimiter, as bytes
     request: object  # the parsed request document, or None when the frame is not JSON
     reply: dict
@@ -48,51 +51,60 @@ class Exchange:
 
 
 class WireClient:
-    def __init__(self, context: zmq.Context, endpoints: dict):
+    def __init__(self, context: zmq.Context, endpoints: dict, keys: dict | None = None):
         self.context = context
         self.endpoints = endpoints
+        self.keys = keys or {}
         self.exchanges: list[Exchange] = []
         self._sockets: dict = {}
         self._turn = 0
+
+    def _new_socket(self, kind: int, role: str = "admin"):
+        """A socket with linger 0, a CURVE client with `role`'s key when keys are set."""
+        s = self.context.socket(kind)
+        s.setsockopt(zmq.LINGER, 0)
+        if self.keys:
+            self.keys[role].apply(s)
+        return s
 
     def close(self):
         for s in self._sockets.values():
             s.close(linger=0)
         self._sockets.clear()
 
-    def _socket(self, name: str, kind: int):
-        key = (name, kind)
+    def _socket(self, name: str, kind: int, role: str = "admin"):
+        key = (name, kind, role)
         if key not in self._sockets:
-            s = self.context.socket(kind)
-            s.setsockopt(zmq.LINGER, 0)
+            s = self._new_socket(kind, role)
             s.connect(self.endpoints[name])
             self._sockets[key] = s
         return self._sockets[key]
 
-    def request(self, socket: str, document, label: str, expect: Expectation = None, via: str = None) -> dict:
+    def request(self, socket: str, document, label: str, expect: Expectation = None, via: str = None,
+                as_role: str = "admin") -> dict:
         """Sends one request (a dict, or bytes sent as the frame exactly) and returns the parsed reply."""
         body = document if isinstance(document, bytes) else json.dumps(document, ensure_ascii=False).encode()
         if via is None:
             self._turn += 1
             via = "REQ" if self._turn % 2 else "DEALER"
         if via == "REQ":
-            s = self._socket(socket, zmq.REQ)
+            s = self._socket(socket, zmq.REQ, as_role)
             s.send(body)
             frames = self._receive(s, label)
             if len(frames) != 1:
                 raise WireFailure(f"{label}: a REQ socket got {len(frames)} reply frames, expected 1")
         else:
-            s = self._socket(socket, zmq.DEALER)
+            s = self._socket(socket, zmq.DEALER, as_role)
             s.send_multipart([b"", body])
             frames = self._receive(s, label)
             if len(frames) != 2 or frames[0] != b"":
                 raise WireFailure(f"{label}: a DEALER got reply frames {frames[:3]!r}, expected [empty][reply]")
-        return self._record(socket, via, [body], frames[-1], label, expect)
+        shown = via if as_role == "admin" else f"{via} as {as_role}"
+        return self._record(socket, shown, [body], frames[-1], label, expect)
 
     def answers_status(self, socket: str, timeout_ms: int = 250) -> bool:
         """One `Status` from a fresh DEALER (a process still starting may not answer); recorded when answered."""
-        s = self.context.socket(zmq.DEALER)
-        s.setsockopt(zmq.LINGER, 0)
+        s = self._new_socket(zmq.DEALER)
         body = json.dumps({"id": f"ready-{socket}", "type": "Status"}).encode()
         try:
             s.connect(self.endpoints[socket])
@@ -109,8 +121,7 @@ class WireClient:
 
     def raw_frames(self, socket: str, frames: list, label: str, expect: Expectation) -> dict:
         """Sends exactly these frames from a fresh DEALER (no delimiter added) and returns the reply."""
-        s = self.context.socket(zmq.DEALER)
-        s.setsockopt(zmq.LINGER, 0)
+        s = self._new_socket(zmq.DEALER)
         try:
             s.connect(self.endpoints[socket])
             s.send_multipart(frames)
@@ -123,8 +134,7 @@ class WireClient:
 
     def flood(self, socket: str, documents: list, label: str, expect_by_id: dict, deadline_seconds: float) -> list:
         """Sends many requests from one DEALER at once, then collects one reply per request."""
-        s = self.context.socket(zmq.DEALER)
-        s.setsockopt(zmq.LINGER, 0)
+        s = self._new_socket(zmq.DEALER)
         s.setsockopt(zmq.SNDHWM, 0)
         s.setsockopt(zmq.RCVHWM, 0)
         bodies = {}
@@ -182,11 +192,14 @@ def _parse_reply(frame: bytes, label: str) -> dict:
 
 
 class FeedRecorder:
-    """A SUB socket subscribed to every topic (the empty prefix), connected before any command."""
+    """A SUB socket subscribed to every topic (the empty prefix), connected before any command;
+    a CURVE client with `keys` when given."""
 
-    def __init__(self, context: zmq.Context, endpoint: str):
+    def __init__(self, context: zmq.Context, endpoint: str, keys=None):
         self.socket = context.socket(zmq.SUB)
         self.socket.setsockopt(zmq.LINGER, 0)
+        if keys is not None:
+            keys.apply(self.socket)
         self.socket.setsockopt(zmq.RCVHWM, 0)
         self.socket.setsockopt(zmq.SUBSCRIBE, b"")
         self.socket.connect(endpoint)

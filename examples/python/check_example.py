@@ -19,6 +19,12 @@ process, read here with code of its own:
    demo's commands: each worker's feed carries only what it commits, and its `previous`
    marks do not know the other's events, so a follower of one feed could skip them.)
 
+With `--curve` the service runs with CURVE keys and an allow-list (made by `logbook
+keygen`: the servers' pair, a reader key for the query process, an admin key for the demo
+and for this script), and the first run is made with the demo's `--curve-key` and
+`--server-key`; a demo without keys must get no answer at all. (The lossy link and the
+second worker are the plain mode's: a link in the middle of CURVE cannot read the traffic.)
+
 Exits 0 when all holds, else 1 with a message saying what did not. The processes are
 always stopped. `--example-dir DIR` checks a copy of the example elsewhere.
 """
@@ -59,6 +65,7 @@ def expect(condition: bool, message: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description="Checks examples/python against the real service.")
     parser.add_argument("--example-dir", type=Path, default=HERE, help="the folder holding demo.py and logbook.py")
+    parser.add_argument("--curve", action="store_true", help="run the service, the demo and this script with CURVE")
     args = parser.parse_args()
     binary = Path(os.environ.get("LOGBOOK_BIN", REPO / ".build/debug/logbook"))
     if not os.access(binary, os.X_OK):
@@ -67,12 +74,15 @@ def main() -> int:
     signal.signal(signal.SIGTERM, stop_on_signal)  # so that `finally` stops the service
 
     with tempfile.TemporaryDirectory(prefix="logbook-python-example-") as folder:
-        service = Service(binary, Path(folder))
+        service = Service(binary, Path(folder), curve=args.curve)
         try:
             service.start()
-            check_plain_run(args.example_dir, service)
-            check_lossy_run(args.example_dir, service)
-            check_two_workers_run(args.example_dir, service)
+            if args.curve:
+                check_secured_run(args.example_dir, service)
+            else:
+                check_plain_run(args.example_dir, service)
+                check_lossy_run(args.example_dir, service)
+                check_two_workers_run(args.example_dir, service)
         except CheckFailed as failure:
             print(f"check_example: FAILED: {failure}", file=sys.stderr)
             service.print_logs()
@@ -80,7 +90,11 @@ def main() -> int:
         finally:
             service.stop()
             zmq.Context.instance().destroy(linger=0)
-    print("check_example: ok (the purchase, the products feed with holes and repeats, the view, the retry, two workers)")
+    if args.curve:
+        print("check_example: ok with CURVE (the purchase, the products feed, the view; no answer without keys)")
+    else:
+        print("check_example: ok (the purchase, the products feed with holes and repeats, the view, the retry, "
+              "two workers)")
     return 0
 
 
@@ -97,19 +111,48 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-class Service:
-    """A worker and a query process of the real binary, on free loopback ports."""
+# The keys of this script's own requests (`ask`) when the service runs with CURVE.
+CURVE_KEYS = None
 
-    def __init__(self, binary: Path, folder: Path):
+
+class Service:
+    """A worker and a query process of the real binary, on free loopback ports; with
+    `curve`, secured by keys it makes with `logbook keygen` in folder/keys."""
+
+    def __init__(self, binary: Path, folder: Path, curve: bool = False):
         self.binary, self.folder = binary, folder
         self.commands, self.feed, self.queries, self.log = (f"tcp://127.0.0.1:{free_port()}" for _ in range(4))
         self.processes: list[subprocess.Popen] = []
+        self.security = {"worker": [], "query": []}
+        self.demo_keys: list[str] = []
+        if curve:
+            self.make_keys(folder / "keys")
+
+    def make_keys(self, keys: Path) -> None:
+        global CURVE_KEYS
+        (keys / "clients").mkdir(parents=True)
+        for name, role in (("server", None), ("query", "reader"), ("demo", "admin")):
+            subprocess.run([str(self.binary), "keygen", name, "--dir", str(keys), *(["--role", role] if role else [])],
+                           check=True, stdout=subprocess.DEVNULL)
+            if role:
+                (keys / "clients" / name).write_bytes((keys / name).read_bytes())
+        server = ["--curve-secret", str(keys / "server_secret"), "--clients", str(keys / "clients")]
+        self.security = {
+            "worker": server,
+            "query": server + ["--curve-key", str(keys / "query_secret"), "--server-key", str(keys / "server")],
+        }
+        self.demo_keys = ["--curve-key", str(keys / "demo_secret"), "--server-key", str(keys / "server")]
+        sys.path.insert(0, str(HERE))
+        import logbook
+
+        CURVE_KEYS = logbook.CurveKeys(str(keys / "demo_secret"), str(keys / "server"))
 
     def start(self) -> None:
         endpoints = ["--commands", self.commands, "--feed", self.feed, "--queries", self.queries, "--log", self.log]
         for role in ("worker", "query"):
             with open(self.folder / f"{role}.log", "w") as stderr:
-                command = [str(self.binary), "run", role, "--data-dir", str(self.folder / role), *endpoints]
+                command = [str(self.binary), "run", role, "--data-dir", str(self.folder / role), *endpoints,
+                           *self.security[role]]
                 self.processes.append(subprocess.Popen(command, stdin=subprocess.DEVNULL, stderr=stderr))
         deadline = time.monotonic() + 20
         for endpoint in (self.commands, self.queries):
@@ -164,6 +207,8 @@ def ask(endpoint: str, document: dict, timeout_ms: int = 5000) -> dict:
     document = {"id": str(uuid.uuid4()), **document}
     with zmq.Context.instance().socket(zmq.REQ) as requester:
         requester.linger = 0
+        if CURVE_KEYS:
+            CURVE_KEYS.apply(requester)
         requester.connect(endpoint)
         requester.send_json(document)
         if not requester.poll(timeout_ms):
@@ -207,6 +252,22 @@ def check_plain_run(example_dir: Path, service: Service) -> None:
     endpoints = {"commands": service.commands, "feed": service.feed, "log": service.log, "queries": service.queries}
     output = run_demo(example_dir, "plain", endpoints)
     check_output(output, "plain", service)
+
+
+def check_secured_run(example_dir: Path, service: Service) -> None:
+    endpoints = {"commands": service.commands, "feed": service.feed, "log": service.log, "queries": service.queries}
+    output = run_demo(example_dir, "secured", endpoints, *service.demo_keys)
+    check_output(output, "secured", service)
+    command = [sys.executable, "-B", str(example_dir / "demo.py"), "--run-id", "keyless", "--timeout-ms", "300"]
+    for name, endpoint in endpoints.items():
+        command += [f"--{name}", endpoint]
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("LOGBOOK_")}
+    keyless = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                             env=environment)
+    expect(keyless.returncode == 1 and "no reply" in keyless.stderr,
+           f"a demo without keys was answered: exit {keyless.returncode}, {keyless.stderr.strip()}")
+    expect(not any(e["data"].get("productId") == "p-keyless" for e in whole_log(service)),
+           "a demo without keys appended to the log")
 
 
 def check_lossy_run(example_dir: Path, service: Service) -> None:

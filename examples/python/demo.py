@@ -8,6 +8,7 @@ and again against the same service.
 
 import argparse
 import json
+import os
 import secrets
 import sys
 import time
@@ -34,14 +35,18 @@ def main() -> int:
 
 def run(args: argparse.Namespace, context: zmq.Context) -> None:
     say(f"Logbook from Python (commands {args.commands}, feed {args.feed}, log {args.log}, queries {args.queries})")
-    commands = logbook.RequestClient(context, args.commands, args.timeout_ms, note=indented("retry"))
-    log = logbook.RequestClient(context, args.log, args.timeout_ms, note=indented("retry"))
-    queries = logbook.RequestClient(context, args.queries, args.timeout_ms, note=indented("retry"))
+    # With CURVE on, every socket uses this client's key (an admin's: the demo does everything).
+    curve = logbook.CurveKeys(args.curve_key, args.server_key) if args.curve_key else None
+    if curve:
+        say("  CURVE on")
+    commands = logbook.RequestClient(context, args.commands, args.timeout_ms, note=indented("retry"), curve=curve)
+    log = logbook.RequestClient(context, args.log, args.timeout_ms, note=indented("retry"), curve=curve)
+    queries = logbook.RequestClient(context, args.queries, args.timeout_ms, note=indented("retry"), curve=curve)
 
     # Subscribe before sending anything, so our own events can arrive over the live feed.
     # The first poll reads the log from position 1: the feed never repeats the past.
     say("\nFollowing the products feed from position 1:")
-    follower = logbook.FeedFollower(context, args.feed, log, ["products"], note=indented("log read"))
+    follower = logbook.FeedFollower(context, args.feed, log, ["products"], note=indented("log read"), curve=curve)
     print_events(follower.poll(0))
 
     # 1. Commands. Each has an id of ours: sent again after a timeout (by RequestClient) or
@@ -164,7 +169,14 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--follow-seconds", type=float, default=0, help="keep printing the feed this long at the end")
     parser.add_argument("--timeout-ms", type=int, default=3000, help="per request attempt (3 attempts)")
     parser.add_argument("--run-id", help="the suffix of every id this run creates (default: random)")
-    return parser.parse_args()
+    parser.add_argument("--curve-key", default=os.environ.get("LOGBOOK_CURVE_KEY"),
+                        help="with CURVE on: this client's secret certificate (default $LOGBOOK_CURVE_KEY)")
+    parser.add_argument("--server-key", default=os.environ.get("LOGBOOK_SERVER_KEY"),
+                        help="with CURVE on: the server's public certificate (default $LOGBOOK_SERVER_KEY)")
+    args = parser.parse_args()
+    if bool(args.curve_key) != bool(args.server_key):
+        parser.error("--curve-key and --server-key go together")
+    return args
 
 
 if __name__ == "__main__":

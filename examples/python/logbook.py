@@ -9,6 +9,9 @@ nothing else. It has three parts:
 - read_log_pages: ReadLog page after page, until a reply says the head was reached.
 - FeedFollower: the change feed of some topics, in position order, each event once,
   with no hole: whatever the feed drops is read from the log.
+- CurveKeys: for a service with CURVE on, this client's key pair and the server's public
+  key, read from certificate files (`logbook keygen` or `zmq.auth.create_certificates`);
+  give it to RequestClient and FeedFollower.
 
 Every payload is one JSON document per frame; see "The wire contract" in the
 top-level README.md.
@@ -26,6 +29,30 @@ DEFAULT_COMMANDS = "tcp://127.0.0.1:5555"
 DEFAULT_FEED = "tcp://127.0.0.1:5556"
 DEFAULT_QUERIES = "tcp://127.0.0.1:5557"
 DEFAULT_LOG = "tcp://127.0.0.1:5558"
+
+
+class CurveKeys:
+    """This client's CURVE key pair and the server's public key, for a service that runs
+    with CURVE (`--curve-secret` and `--clients`): its secret certificate (`NAME_secret`,
+    which only its owner may read) and the server's public certificate. The server admits
+    the key only if it is in its allow-list, and its role decides what the client may do
+    (writer: commands; reader: queries, the feed, ReadLog; admin: everything); a request
+    the role may not make gets `unauthorized`, and an unknown key gets no answer at all.
+    """
+
+    def __init__(self, secret_certificate: str, server_certificate: str):
+        import zmq.auth
+
+        self.public, self.secret = zmq.auth.load_certificate(secret_certificate)
+        if self.secret is None:
+            raise ValueError(f"{secret_certificate} holds no secret key: give the NAME_secret file")
+        self.server, _ = zmq.auth.load_certificate(server_certificate)
+
+    def apply(self, socket: zmq.Socket) -> None:
+        """Makes `socket` a CURVE client; call before connect."""
+        socket.curve_secretkey = self.secret
+        socket.curve_publickey = self.public
+        socket.curve_serverkey = self.server
 
 
 def ignore(_text: str) -> None:
@@ -85,8 +112,10 @@ class RequestClient:
         timeout_ms: int = 3000,
         attempts: int = 3,
         note: Callable[[str], None] = ignore,
+        curve: CurveKeys | None = None,
     ):
         self.context = context
+        self.curve = curve  # CURVE keys, for a secured service
         self.endpoints = endpoint_list(endpoints)
         self.timeout_ms = timeout_ms
         self.attempts = attempts
@@ -97,6 +126,8 @@ class RequestClient:
         socket = self.context.socket(zmq.DEALER)
         socket.linger = 0  # closing never waits for unsent messages
         socket.immediate = True  # queue only on completed connections, never on a server that is down
+        if self.curve:
+            self.curve.apply(socket)
         for endpoint in self.endpoints:
             socket.connect(endpoint)
         return socket
@@ -230,6 +261,7 @@ class FeedFollower:
         after: int = 0,
         quiet_ms: int = 1000,
         note: Callable[[str], None] = ignore,
+        curve: CurveKeys | None = None,
     ):
         self.log = log
         self.topics = topics
@@ -239,6 +271,8 @@ class FeedFollower:
         self.note = note  # told whenever the log had something the feed did not deliver
         self.sub = context.socket(zmq.SUB)
         self.sub.linger = 0
+        if curve:
+            curve.apply(self.sub)  # a secured feed admits readers and admins only
         self.sub.connect(feed_endpoint)
         for topic in topics:
             self.sub.subscribe(topic.encode())  # a feed message's first frame is its topic

@@ -10,9 +10,11 @@ struct ControlClient: ~Copyable {
     private let endpoint: String
     private var counter = 0
 
-    init(_ context: ZMQContext, endpoint: String) throws(BenchError) {
+    /// With `keys`, the socket is a CURVE client of a secured server.
+    init(_ context: ZMQContext, endpoint: String, keys: CurveClientKeys? = nil) throws(BenchError) {
         do {
             let socket = try ZMQSocket(context, .dealer)
+            try socket.secure(keys)
             try socket.connect(endpoint)
             self.socket = socket
         } catch {

@@ -62,6 +62,7 @@ private struct LoadThread {
                 try socket.set(.sendHighWaterMark, 0)
                 try socket.set(.receiveHighWaterMark, 0)
                 if !plan.otherEndpoints.isEmpty { try socket.set(.immediate, 1) }
+                try socket.secure(plan.curve)
                 for endpoint in [plan.endpoint] + plan.otherEndpoints { try socket.connect(endpoint) }
                 sockets.append(SocketBox(socket))
                 clients.append(Client(number: number))
@@ -70,6 +71,7 @@ private struct LoadThread {
                 let socket = try ZMQSocket(context, .subscriber)
                 try socket.set(.receiveHighWaterMark, 0)
                 try socket.subscribe("")
+                try socket.secure(plan.curve)
                 try socket.connect(endpoint)
                 feed = SocketBox(socket)
             }

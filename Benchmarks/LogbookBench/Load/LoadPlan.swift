@@ -1,3 +1,5 @@
+import LogbookZMQ
+
 /// What a load client sends: the request bytes of client `client`'s `sequence`th request.
 /// The request's id must start with the sequence number and a `-` (`"17-…"`), which is how
 /// a reply is matched to its request. Pure, so any load thread can call it.
@@ -35,6 +37,8 @@ struct LoadPlan: Sendable {
     /// When set, the first thread also subscribes to this feed and records when each
     /// position arrives; replies are then scanned for their events' positions.
     var feedEndpoint: String?
+    /// CURVE keys every socket of the run presents (a secured service); nil for plain sockets.
+    var curve: CurveClientKeys?
     /// How long to wait for replies still missing after the last request.
     var drainSeconds: Double = 30
 }

@@ -20,32 +20,35 @@ struct LogbookService {
     static let catchUpMilliseconds = 1_200_000
 
     /// Starts the worker, waits for its `Status`, then starts the query process and waits
-    /// until it has applied everything the worker holds.
+    /// until it has applied everything the worker holds. With `keys`, every server socket is
+    /// a CURVE server and the bench's own calls present the bench's key.
     static func start(
         executable: String, dataDirectory: String, logDirectory: String, children: ChildProcesses,
-        context: ZMQContext
+        context: ZMQContext, keys: BenchKeys? = nil
     ) throws(BenchError) -> LogbookService {
         let ports = try FreePorts.take(4)
         let endpoints = ServiceEndpoints(
             commands: "tcp://127.0.0.1:\(ports[0])", feed: "tcp://127.0.0.1:\(ports[1])",
             queries: "tcp://127.0.0.1:\(ports[2])", log: "tcp://127.0.0.1:\(ports[3])")
-        let settings = [
-            "--data-dir", dataDirectory, "--commands", endpoints.commands, "--feed", endpoints.feed, "--queries",
-            endpoints.queries, "--log", endpoints.log, "--log-level", "warning",
-        ]
+        let settings =
+            [
+                "--data-dir", dataDirectory, "--commands", endpoints.commands, "--feed", endpoints.feed, "--queries",
+                endpoints.queries, "--log", endpoints.log, "--log-level", "warning",
+            ] + (keys?.serverArguments ?? [])
         let worker = try children.spawn(
             name: "the worker", executable: executable, arguments: ["run", "worker"] + settings,
             logPath: logDirectory + "/worker.log")
-        var workerClient = try ControlClient(context, endpoint: endpoints.commands)
+        var workerClient = try ControlClient(context, endpoint: endpoints.commands, keys: keys?.client)
         let workerStatus = try waitForStatus(&workerClient, pid: worker, name: "worker", children: children) { _ in true
         }
         let head = workerStatus["head"]?.intValue ?? 0
 
         let queryStarted = BenchClock.nanoseconds()
         let query = try children.spawn(
-            name: "the query process", executable: executable, arguments: ["run", "query"] + settings,
+            name: "the query process", executable: executable,
+            arguments: ["run", "query"] + settings + (keys?.queryArguments ?? []),
             logPath: logDirectory + "/query.log")
-        var queryClient = try ControlClient(context, endpoint: endpoints.queries)
+        var queryClient = try ControlClient(context, endpoint: endpoints.queries, keys: keys?.client)
         _ = try waitForStatus(&queryClient, pid: query, name: "query process", children: children) { _ in true }
         _ = try waitForStatus(
             &queryClient, pid: query, name: "query process", children: children, within: catchUpMilliseconds

@@ -17,19 +17,28 @@ import LogbookZMQ
 ///
 /// When the log cannot be read the cursor stays where it is and the loop retries with a
 /// bounded back-off, saying so once at `warning` and again at `info` when it follows again.
+///
+/// With CURVE on, a hint counts only from a key still listed with a role that may hint, and
+/// after each reload of the allow-list the feed is bound anew (as in a worker).
 struct FeedPublishingLoop: ~Copyable {
     var publisher: FeedPublisher
     let hints: ZMQSocket
     let store: any EventStore
     let diagnostics: Diagnostics
     let pageSize: Int
+    let requestGuard: RequestGuard
+    /// Readable after each reload of the allow-list (nil with security off).
+    let reloads: WakeUpPipe?
     private(set) var cursor: Int64
     private var pacing: FeedPacing
 
     init(
         publisher: consuming FeedPublisher, hints: consuming ZMQSocket, store: any EventStore, cursor: Int64,
-        pollMilliseconds: Int, pageSize: Int, diagnostics: Diagnostics
+        pollMilliseconds: Int, pageSize: Int, diagnostics: Diagnostics, security: ServerSecurity? = nil,
+        reloads: WakeUpPipe? = nil
     ) {
+        requestGuard = RequestGuard(security: security)
+        self.reloads = reloads
         self.publisher = publisher
         self.hints = hints
         self.store = store
@@ -43,7 +52,15 @@ struct FeedPublishingLoop: ~Copyable {
     mutating func run() {
         while true {
             do {
-                let ready = try ZMQPoll.wait([hints.readable], timeoutMilliseconds: pacing.nextWaitMilliseconds)
+                var items = [hints.readable]
+                if let reloads { items.append(reloads.readable) }
+                let wait =
+                    publisher.isBound ? pacing.nextWaitMilliseconds : FeedPublisher.rebindRetryMilliseconds
+                let ready = try ZMQPoll.wait(items, timeoutMilliseconds: wait)
+                if let reloads, ready[1] || !publisher.isBound {
+                    reloads.drain()
+                    rebindFeed()
+                }
                 if ready[0] { try takeHints() }
                 try publishNewEvents()
             } catch {
@@ -54,10 +71,21 @@ struct FeedPublishingLoop: ~Copyable {
         }
     }
 
+    /// Binds the feed anew after a reload, so every subscriber is admitted again or refused.
+    private mutating func rebindFeed() {
+        do {
+            try publisher.rebind()
+            diagnostics.info("feed socket bound anew: subscribers reconnect through the allow-list")
+        } catch {
+            diagnostics.error("feed socket not bound anew; trying again", ["error": error.description])
+        }
+    }
+
     /// Reads every hint waiting (they only say how far the log got).
     private mutating func takeHints() throws(ZMQError) {
-        while let frames = try hints.receive(wait: false) {
-            if let position = CommitHint.position(of: frames) { pacing.hint(position) }
+        while let message = try hints.receiveMessage(wait: false) {
+            guard requestGuard.admit(message.metadata, for: .hint) == .serve else { continue }
+            if let position = CommitHint.position(of: message.frames) { pacing.hint(position) }
         }
     }
 

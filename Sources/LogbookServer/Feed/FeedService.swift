@@ -9,6 +9,11 @@ public import LogbookZMQ
 /// own, and a subscriber follows one.
 /// `start()` returns once every socket is bound, or throws why one could not be;
 /// `stop()` wakes both threads through the context and waits for them to end.
+///
+/// With `security`, as in a worker: a ZAP handler first (`ZAPThread`), then every socket a
+/// CURVE server (the feed admits readers and admins, the hints socket writers and admins:
+/// the workers' own keys, the log ROUTER checks each request); `reloadAllowList()` (SIGHUP)
+/// puts a new list in force and binds the feed anew.
 public final class FeedService: Sendable {
     private let context: ZMQContext
     private let endpoints: ServiceEndpoints
@@ -17,6 +22,7 @@ public final class FeedService: Sendable {
     private let diagnostics: Diagnostics
     private let pollMilliseconds: Int
     private let pageSize: Int
+    private let security: ServerSecurity?
     private let threads = ThreadGroup()
 
     /// Publishes at `endpoints.feed`, serves `ReadLog` at `endpoints.log` and takes the
@@ -24,9 +30,10 @@ public final class FeedService: Sendable {
     /// the log every `pollMilliseconds`.
     public init(
         endpoints: ServiceEndpoints, hints: String, openStore: @escaping WorkerService.StoreOpener,
-        diagnostics: Diagnostics, pollMilliseconds: Int = 200, pageSize: Int = 1_000
+        diagnostics: Diagnostics, pollMilliseconds: Int = 200, pageSize: Int = 1_000, security: ServerSecurity? = nil
     ) throws(ZMQError) {
         context = try ZMQContext()
+        self.security = security
         self.endpoints = endpoints
         self.hints = hints
         self.openStore = openStore
@@ -37,15 +44,30 @@ public final class FeedService: Sendable {
 
     public func start() throws(ServiceStartError) {
         do {
+            if let security {
+                try ZAPThread.start(context, security: security, diagnostics: diagnostics, threads: threads)
+            }
             try threads.startGated([
                 ("logbook-feed", { [self] gate in runPublishingLoop(gate) }),
-                LogReadLoop.thread(context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics),
+                LogReadLoop.thread(
+                    context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security),
             ])
         } catch {
             stop()
             throw error
         }
-        diagnostics.info("feed started", ["feed": endpoints.feed, "log": endpoints.log, "hints": hints])
+        diagnostics.info(
+            "feed started",
+            [
+                "feed": endpoints.feed, "log": endpoints.log, "hints": hints,
+                "security": security.map { "curve, \($0.allowList.entries.count) client keys" } ?? "off",
+            ])
+    }
+
+    /// Reads the allow-list again (on SIGHUP); without security there is none to read.
+    public func reloadAllowList() {
+        guard let security else { return diagnostics.info("no allow-list to reload: security is off") }
+        security.reload(reporting: diagnostics)
     }
 
     /// Stops serving; blocks until both threads have closed their sockets.
@@ -59,14 +81,17 @@ public final class FeedService: Sendable {
         do {
             let store = RetriedReads(try openStore())
             let head = try store.headPosition()
-            let publisher = try FeedPublisher(context, at: endpoints.feed, head: head)
+            let reloads = try security?.watchReloads()
+            let publisher = try FeedPublisher(context, at: endpoints.feed, head: head, security: security)
             let subscriber = try ZMQSocket(context, .subscriber)
             try subscriber.set(.receiveHighWaterMark, 1_000)
             try subscriber.subscribe("")
+            try security?.secureServer(subscriber, domain: .hints)
             try subscriber.bind(hints)
             loop = FeedPublishingLoop(
                 publisher: publisher, hints: subscriber, store: store, cursor: head,
-                pollMilliseconds: pollMilliseconds, pageSize: pageSize, diagnostics: diagnostics)
+                pollMilliseconds: pollMilliseconds, pageSize: pageSize, diagnostics: diagnostics,
+                security: security, reloads: reloads)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("feed sockets", error.description))
         } catch {

@@ -8,6 +8,10 @@ import LogbookZMQ
 /// `RebuildRequests` for `Rebuild`), and turns what they decide into replies and requests
 /// to the other threads. Queries are answered from `GenerationReader`; `Status` and
 /// `Rebuild` are answered with the `QueryStatus` of the state as it is now.
+///
+/// With CURVE on, queries need `reader` (or `admin`), `Status` and `Rebuild` need `admin`
+/// (`RequestGuard`); a revoked key gets no reply, and a parked query of a key revoked
+/// while it waited is answered all the same (it was admitted when it came).
 struct QueryLoop: ~Copyable {
     typealias Snapshot = QueryProcessState.Snapshot
 
@@ -17,14 +21,16 @@ struct QueryLoop: ~Copyable {
     let startRebuild: () -> Void
     let uptime: Uptime
     let diagnostics: Diagnostics
+    let requestGuard: RequestGuard
     private var parked = ParkedQueries<RoutedRequest>()
     private var rebuilds = RebuildRequests()
     private var answered = 0
 
     init(
         router: consuming ZMQSocket, reader: GenerationReader, state: QueryProcessState,
-        startRebuild: @escaping () -> Void, clock: any Clock, diagnostics: Diagnostics
+        startRebuild: @escaping () -> Void, clock: any Clock, diagnostics: Diagnostics, security: ServerSecurity? = nil
     ) {
+        requestGuard = RequestGuard(security: security)
         self.router = router
         self.reader = reader
         self.state = state
@@ -43,8 +49,8 @@ struct QueryLoop: ~Copyable {
                 // generation would give a waiting query rows older than its position.
                 let snapshot = state.read()
                 reader.follow(snapshot.generation)
-                while let frames = try router.receive(wait: false) {
-                    try serve(RoutedRequest(frames: frames), snapshot)
+                while let message = try router.receiveMessage(wait: false) {
+                    try serve(RoutedRequest(message), snapshot)
                 }
                 let actions = parked.due(
                     applied: snapshot.applied, readable: reader.isOn(snapshot.generation),
@@ -67,11 +73,23 @@ struct QueryLoop: ~Copyable {
     }
 
     private mutating func serve(_ routed: RoutedRequest, _ snapshot: Snapshot) throws(ZMQError) {
+        guard requestGuard.isListed(routed.metadata) else { return }
         let wire: WireRequest
         do {
             wire = try routed.wireRequest()
         } catch {
             return try send(routed, WireEncoding.failure(id: error.id, error.error))
+        }
+        let action: BusAction =
+            switch wire.type {
+            case "Status": .status
+            case "Rebuild": .rebuild
+            default: .query
+            }
+        switch requestGuard.admit(routed.metadata, for: action) {
+        case .serve: break
+        case .drop: return
+        case .unauthorized(let error): return try send(routed, WireEncoding.failure(id: wire.id, error))
         }
         switch wire.type {
         case "Status", "Rebuild": try serveStatus(routed, wire)
@@ -135,7 +153,8 @@ struct QueryLoop: ~Copyable {
     private mutating func status(_ snapshot: Snapshot) -> QueryStatus {
         QueryStatus(
             snapshot, uptimeSeconds: uptime.seconds, queriesAnswered: answered, queriesWaiting: parked.count,
-            readModels: reader.counts())
+            readModels: reader.counts(),
+            peers: requestGuard.security.map(\.peerStatus))
     }
 
     private func send(_ routed: RoutedRequest, _ document: JSONValue) throws(ZMQError) {

@@ -6,6 +6,10 @@ public import LogbookZMQ
 /// read models), a query thread (queries ROUTER), and, while one runs, a rebuild thread.
 /// `start()` returns once the queries socket is bound and the read models are open, or
 /// throws why not; `stop()` wakes every thread through the context and waits for them.
+///
+/// With `security`, its queries socket is a CURVE server behind a ZAP handler bound first
+/// (`ZAPThread`), as in the worker; with `clientKeys`, its feed and log-read connections to
+/// the worker are CURVE clients with the query process's own key (a `reader` on the worker).
 public final class QueryService: Sendable {
     private let context: ZMQContext
     private let endpoints: ServiceEndpoints
@@ -13,14 +17,27 @@ public final class QueryService: Sendable {
     private let clock: any Clock
     private let diagnostics: Diagnostics
     private let state: QueryProcessState
+    private let security: ServerSecurity?
+    private let clientKeys: CurveClientKeys?
     private let threads = ThreadGroup()
 
-    public init(
-        endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics
-    )
-        throws(ZMQError)
-    {
-        context = try ZMQContext()
+    public convenience init(
+        endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics,
+        security: ServerSecurity? = nil, clientKeys: CurveClientKeys? = nil
+    ) throws(ZMQError) {
+        try self.init(
+            context: try ZMQContext(), endpoints: endpoints, generations: generations, clock: clock,
+            diagnostics: diagnostics, security: security, clientKeys: clientKeys)
+    }
+
+    /// A query process on a context the caller made (a test may bind something in it first).
+    init(
+        context: ZMQContext, endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock,
+        diagnostics: Diagnostics, security: ServerSecurity?, clientKeys: CurveClientKeys?
+    ) throws(ZMQError) {
+        self.context = context
+        self.security = security
+        self.clientKeys = clientKeys
         state = try QueryProcessState()
         self.endpoints = endpoints
         self.generations = generations
@@ -36,6 +53,14 @@ public final class QueryService: Sendable {
             checkpoint = try current.store.checkpoint()
         } catch {
             throw ServiceStartError("read models", error.description)
+        }
+        if let security {
+            do {
+                try ZAPThread.start(context, security: security, diagnostics: diagnostics, threads: threads)
+            } catch {
+                stop()
+                throw error
+            }
         }
         state.update {
             $0.generation = current.generation
@@ -66,7 +91,15 @@ public final class QueryService: Sendable {
             [
                 "queries": endpoints.queries, "feed": endpoints.feed, "log": endpoints.log,
                 "generation": "\(current.generation)", "checkpoint": "\(checkpoint)",
+                "security": security.map { "curve, \($0.allowList.entries.count) client keys" } ?? "off",
+                "worker": clientKeys == nil ? "plain" : "curve",
             ])
+    }
+
+    /// Reads the allow-list again (on SIGHUP); without security there is none to read.
+    public func reloadAllowList() {
+        guard let security else { return diagnostics.info("no allow-list to reload: security is off") }
+        security.reload(reporting: diagnostics)
     }
 
     public func stop() {
@@ -80,7 +113,8 @@ public final class QueryService: Sendable {
         let follower: FeedFollower
         do {
             follower = try FeedFollower(
-                context, feed: endpoints.feed, log: endpoints.log, topics: FeedTopic.allCases, cursor: checkpoint)
+                context, feed: endpoints.feed, log: endpoints.log, topics: FeedTopic.allCases, cursor: checkpoint,
+                security: clientKeys)
         } catch {
             return gate.fail(ServiceStartError("feed", error.description))
         }
@@ -95,10 +129,10 @@ public final class QueryService: Sendable {
         do {
             let reader = try GenerationReader(
                 generation: generation, generations: generations, diagnostics: diagnostics)
-            let router = try ServerSockets.router(context, at: endpoints.queries)
+            let router = try ServerSockets.router(context, at: endpoints.queries, security: security)
             loop = QueryLoop(
                 router: router, reader: reader, state: state, startRebuild: { [self] in startRebuild() },
-                clock: clock, diagnostics: diagnostics)
+                clock: clock, diagnostics: diagnostics, security: security)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("queries socket", error.description))
         } catch {
@@ -114,9 +148,10 @@ public final class QueryService: Sendable {
         state.update { $0.rebuild = .running(generation: 0, position: 0, head: $0.head, startedAt: startedAt) }
         threads.start(name: "logbook-rebuild") { [self] in
             let job = RebuildJob(
-                makeChannel: { [context, endpoints] () throws(FeedFollowError) in
+                makeChannel: { [context, endpoints, clientKeys] () throws(FeedFollowError) in
                     do throws(ZMQError) {
-                        return try LogReadChannel(context, endpoint: endpoints.log, timeoutMilliseconds: 10_000)
+                        return try LogReadChannel(
+                            context, endpoint: endpoints.log, timeoutMilliseconds: 10_000, security: clientKeys)
                     } catch {
                         throw error.isTerminated ? .stopped : .logUnavailable(error.description)
                     }

@@ -7,12 +7,12 @@ extension QueryStatus {
     /// thread itself knows.
     init(
         _ snapshot: QueryProcessState.Snapshot, uptimeSeconds: Int64, queriesAnswered: Int, queriesWaiting: Int,
-        readModels: ReadModelCounts?
+        readModels: ReadModelCounts?, peers: PeerStatus? = nil
     ) {
         self.init(
             checkpoint: snapshot.applied, head: snapshot.head, generation: snapshot.generation,
             uptimeSeconds: uptimeSeconds, eventsApplied: snapshot.eventsApplied,
             holesDetected: snapshot.holesDetected, queriesAnswered: queriesAnswered, queriesWaiting: queriesWaiting,
-            readModels: readModels, rebuild: RebuildState(snapshot.rebuild))
+            readModels: readModels, rebuild: RebuildState(snapshot.rebuild), peers: peers)
     }
 }

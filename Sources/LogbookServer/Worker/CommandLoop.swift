@@ -11,6 +11,11 @@ import LogbookZMQ
 /// publishes them (`FeedPublisher`, SQLite) or hints the feed processes (`CommitHints`,
 /// PostgreSQL), whichever `Announcer` it was given.
 /// A client that vanished before its reply costs nothing: its reply is dropped.
+///
+/// With CURVE on, each request is checked against its sender's current role (`RequestGuard`):
+/// commands need `writer` (or `admin`), `Status` needs `admin`; and after each reload of the
+/// allow-list the announcer is told (`allowListReloaded`: the feed socket is bound anew, so
+/// revoked subscribers are cut off).
 struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     let router: ZMQSocket
     var announcer: Announcer
@@ -18,12 +23,16 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     let store: any EventStore
     let diagnostics: Diagnostics
     let maximumBatch: Int
+    let requestGuard: RequestGuard
+    /// Readable after each reload of the allow-list (nil with security off).
+    let reloads: WakeUpPipe?
     private var statistics = WorkerStatistics()
     private let uptime: Uptime
 
     init(
         router: consuming ZMQSocket, announcer: consuming Announcer, handler: CommandHandler, store: any EventStore,
-        clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int
+        clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int, security: ServerSecurity? = nil,
+        reloads: WakeUpPipe? = nil
     ) {
         self.router = router
         self.announcer = announcer
@@ -31,6 +40,9 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         self.store = store
         self.diagnostics = diagnostics
         self.maximumBatch = maximumBatch
+        requestGuard = RequestGuard(security: security)
+        self.reloads = reloads
+        statistics.security = security
         uptime = Uptime(clock)
     }
 
@@ -38,7 +50,14 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     mutating func run() {
         while true {
             do {
-                _ = try ZMQPoll.wait([router.readable], timeoutMilliseconds: -1)
+                var items = [router.readable]
+                if let reloads { items.append(reloads.readable) }
+                let ready = try ZMQPoll.wait(
+                    items, timeoutMilliseconds: announcer.isReady ? -1 : FeedPublisher.rebindRetryMilliseconds)
+                if let reloads, ready[1] || !announcer.isReady {
+                    reloads.drain()
+                    announceReload()
+                }
                 try serveWaitingRequests()
             } catch {
                 if error.isTerminated { return }
@@ -48,17 +67,31 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         }
     }
 
+    /// Tells the announcer the allow-list was reloaded (a feed is bound anew, so every
+    /// subscriber is admitted again or refused).
+    private mutating func announceReload() {
+        do {
+            if try announcer.allowListReloaded() {
+                diagnostics.info("feed socket bound anew: subscribers reconnect through the allow-list")
+            }
+        } catch {
+            diagnostics.error(
+                "feed socket not bound anew; trying again", ["error": error.description])
+        }
+    }
+
     private mutating func serveWaitingRequests() throws(ZMQError) {
         var commands: [(request: RoutedRequest, command: CommandRequest)] = []
         var taken = 0
         // Every message counts toward the batch, so a flood of other requests cannot keep
         // drained commands waiting.
-        while taken < maximumBatch, let frames = try router.receive(wait: false) {
+        while taken < maximumBatch, let message = try router.receiveMessage(wait: false) {
             taken += 1
-            let request = RoutedRequest(frames: frames)
+            let request = RoutedRequest(message)
             switch classify(request) {
             case .command(let command): commands.append((request, command))
             case .reply(let document): try reply(request, document)
+            case .drop: break
             }
         }
         guard !commands.isEmpty else { return }
@@ -85,15 +118,25 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     private enum Classified {
         case command(CommandRequest)
         case reply(JSONValue)
+        /// From a key no longer listed: no reply at all.
+        case drop
     }
 
     private mutating func classify(_ routed: RoutedRequest) -> Classified {
+        guard requestGuard.isListed(routed.metadata) else { return .drop }
         let request: WireRequest
         do {
             request = try routed.wireRequest()
         } catch {
             statistics.recordRefusal()
             return .reply(WireEncoding.failure(id: error.id, error.error))
+        }
+        switch requestGuard.admit(routed.metadata, for: request.type == "Status" ? .status : .command) {
+        case .serve: break
+        case .drop: return .drop
+        case .unauthorized(let error):
+            statistics.recordRefusal()
+            return .reply(WireEncoding.failure(id: request.id, error))
         }
         do {
             if request.type == "Status" {

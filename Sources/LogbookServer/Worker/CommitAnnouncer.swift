@@ -21,6 +21,14 @@ protocol CommitAnnouncer: ~Copyable {
 
     /// Sends what `prepare` made; returns how many feed messages it sent (for `Status`).
     func announce(_ announcement: Announcement) throws(ZMQError) -> Int
+
+    /// The process's allow-list was reloaded (CURVE): a socket whose peers libzmq never
+    /// checks again is bound anew. Returns whether it did anything.
+    mutating func allowListReloaded() throws(ZMQError) -> Bool
+
+    /// False while a socket it needs is not bound (a re-bind failed); the command loop then
+    /// calls `allowListReloaded()` again after a while.
+    var isReady: Bool { get }
 }
 
 extension FeedPublisher: CommitAnnouncer {
@@ -31,4 +39,12 @@ extension FeedPublisher: CommitAnnouncer {
     func announce(_ messages: [[[UInt8]]]) throws(ZMQError) -> Int {
         try publish(messages)
     }
+
+    /// Binds the feed anew, so every subscriber goes through the handshake again.
+    mutating func allowListReloaded() throws(ZMQError) -> Bool {
+        try rebind()
+        return true
+    }
+
+    var isReady: Bool { isBound }
 }

@@ -9,11 +9,13 @@ import LogbookZMQ
 struct CommitHints: ~Copyable {
     private let socket: ZMQSocket
 
-    /// Connects to each of `endpoints` (none is allowed: the feed processes then poll).
-    init(_ context: ZMQContext, connectingTo endpoints: [String]) throws(ZMQError) {
+    /// Connects to each of `endpoints` (none is allowed: the feed processes then poll); with
+    /// `security`, as a CURVE client with the worker's own key (a `writer` on the feed processes).
+    init(_ context: ZMQContext, connectingTo endpoints: [String], security: CurveClientKeys? = nil) throws(ZMQError) {
         let socket = try ZMQSocket(context, .publisher)
         try socket.set(.sendHighWaterMark, 1_000)
         try socket.set(.linger, 0)
+        try socket.secure(security)
         for endpoint in endpoints { try socket.connect(endpoint) }
         self.socket = socket
     }
@@ -30,4 +32,9 @@ extension CommitHints: CommitAnnouncer {
         if let position { try socket.send(CommitHint.frames(position: position), wait: false) }
         return 0
     }
+
+    /// Nothing to do: the hints socket connects out; the feed processes check it.
+    mutating func allowListReloaded() throws(ZMQError) -> Bool { false }
+
+    var isReady: Bool { true }
 }

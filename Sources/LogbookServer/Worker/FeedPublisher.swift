@@ -9,21 +9,47 @@ import LogbookZMQ
 /// subscriber to any subset of topics that has seen everything up to position P knows it
 /// missed nothing when every subscribed topic's `previous` is ≤ P; otherwise it reads the
 /// hole from the log before applying anything newer.
+///
+/// With CURVE on, libzmq never checks an admitted subscriber again and a PUB socket cannot
+/// drop one peer, so after the allow-list is reloaded `rebind()` closes the socket and binds
+/// a new one: every subscriber reconnects through the ZAP handler, a revoked key is refused,
+/// and the others fill what they missed meanwhile from the log (the `previous` marks go on).
 struct FeedPublisher: ~Copyable {
-    private let socket: ZMQSocket
+    /// How long a re-bind may wait for the old socket's endpoint to be released.
+    static let rebindPatienceMilliseconds = 5_000
+    /// How long its owner waits before trying again to bind a feed whose re-bind failed.
+    static let rebindRetryMilliseconds = 1_000
+
+    private var socket: ZMQSocket?
+    private let context: ZMQContext
+    private let endpoint: String
+    private let security: ServerSecurity?
     /// Per topic, the position of the last event published on it (or the head at start).
     private var previous: [FeedTopic: Int64]
 
-    /// Binds the PUB socket. `head` is the log's last position: no event after it has
-    /// been published yet, so it is every topic's starting `previous`.
-    init(_ context: ZMQContext, at endpoint: String, head: Int64) throws(ZMQError) {
-        let socket = try ZMQSocket(context, .publisher)
-        try socket.set(.sendHighWaterMark, ServerSockets.highWaterMark)
-        try socket.set(.linger, 200)
-        try socket.bind(endpoint)
-        self.socket = socket
+    /// Binds the PUB socket (a CURVE server with `security`). `head` is the log's last
+    /// position: no event after it has been published yet, so it is every topic's starting `previous`.
+    init(_ context: ZMQContext, at endpoint: String, head: Int64, security: ServerSecurity? = nil) throws(ZMQError) {
+        socket = try ServerSockets.publisher(context, at: endpoint, security: security)
+        self.context = context
+        self.endpoint = endpoint
+        self.security = security
         previous = Dictionary(uniqueKeysWithValues: FeedTopic.allCases.map { ($0, head) })
     }
+
+    /// Closes the socket and binds a new one on the same endpoint, so that every subscriber
+    /// goes through the handshake again. On an error there is no socket until the next
+    /// `rebind()`; messages published meanwhile are lost (subscribers read them from the log).
+    mutating func rebind() throws(ZMQError) {
+        socket = nil
+        isBound = false
+        socket = try ServerSockets.publisher(
+            context, at: endpoint, security: security, retryingFor: Self.rebindPatienceMilliseconds)
+        isBound = true
+    }
+
+    /// Whether the socket is bound (false after a re-bind failed).
+    private(set) var isBound = true
 
     /// The feed messages for events already committed, which must come in position order,
     /// advancing every topic's mark at once, before anything is sent: an event that is then
@@ -59,7 +85,8 @@ struct FeedPublisher: ~Copyable {
 
     /// Publishes messages made by `messages(for:)`; returns how many were sent.
     func publish(_ messages: [[[UInt8]]]) throws(ZMQError) -> Int {
-        for message in messages { try socket.send(message) }
+        guard isBound else { return 0 }
+        for message in messages { try socket?.send(message) }
         return messages.count
     }
 }

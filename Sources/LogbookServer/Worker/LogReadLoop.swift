@@ -6,19 +6,24 @@ import LogbookZMQ
 
 /// The worker's log-read loop, on its own thread with its own connection to the log, so a
 /// long replay never stalls the command loop: answers `ReadLog` requests one at a time.
+/// With CURVE on, `ReadLog` needs `reader` (or `admin`); a revoked key gets no reply.
 struct LogReadLoop: ~Copyable {
     let router: ZMQSocket
     let reader: LogReader
     let diagnostics: Diagnostics
+    var requestGuard = RequestGuard(security: nil)
 
     /// The log-read thread of a worker or a feed process, for `ThreadGroup.startGated`.
+    /// With `security`, the log ROUTER is a CURVE server (the process's ZAP handler must be up).
     static func thread(
         _ context: ZMQContext, at endpoint: String, openStore: @escaping WorkerService.StoreOpener,
-        diagnostics: Diagnostics
+        diagnostics: Diagnostics, security: ServerSecurity? = nil
     ) -> (name: String, body: @Sendable (StartupGate) -> Void) {
         (
             "logbook-log-reads",
-            { gate in serve(context, at: endpoint, openStore: openStore, diagnostics: diagnostics, gate) }
+            { gate in
+                serve(context, at: endpoint, openStore: openStore, diagnostics: diagnostics, security: security, gate)
+            }
         )
     }
 
@@ -27,13 +32,14 @@ struct LogReadLoop: ~Copyable {
     /// body of a log-read thread, in a worker and in a feed process.
     static func serve(
         _ context: ZMQContext, at endpoint: String, openStore: WorkerService.StoreOpener, diagnostics: Diagnostics,
-        _ gate: StartupGate
+        security: ServerSecurity?, _ gate: StartupGate
     ) {
         let loop: LogReadLoop
         do {
             let reader = LogReader(store: RetriedReads(try openStore()))
             loop = LogReadLoop(
-                router: try ServerSockets.router(context, at: endpoint), reader: reader, diagnostics: diagnostics)
+                router: try ServerSockets.router(context, at: endpoint, security: security), reader: reader,
+                diagnostics: diagnostics, requestGuard: RequestGuard(security: security))
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("log socket", error.description))
         } catch {
@@ -49,8 +55,9 @@ struct LogReadLoop: ~Copyable {
         var buffer: [UInt8] = []
         while true {
             do {
-                guard let frames = try router.receive() else { continue }
-                let request = RoutedRequest(frames: frames)
+                guard let message = try router.receiveMessage() else { continue }
+                let request = RoutedRequest(message)
+                guard requestGuard.isListed(request.metadata) else { continue }
                 answer(request, into: &buffer)
                 if !(try router.send(request.reply(buffer), wait: false)) {
                     diagnostics.debug("log read reply dropped: the client is gone or not reading")
@@ -71,6 +78,10 @@ struct LogReadLoop: ~Copyable {
             request = try routed.wireRequest()
         } catch {
             output = failure(id: error.id, error.error)
+            return
+        }
+        if case .unauthorized(let error) = requestGuard.admit(routed.metadata, for: .readLog) {
+            output = failure(id: request.id, error)
             return
         }
         guard request.type == "ReadLog" else {

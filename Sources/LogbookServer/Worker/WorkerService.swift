@@ -6,6 +6,12 @@ public import LogbookZMQ
 /// own connection to the log.
 /// `start()` returns once every socket is bound, or throws why one could not be;
 /// `stop()` wakes both threads through the context and waits for them to end.
+///
+/// With `security`, every socket it binds is a CURVE server and a ZAP handler thread, started
+/// and bound before any of them, admits only the allow-list's keys (`ZAPThread`); `start()`
+/// fails if it cannot be bound. `reloadAllowList()` (SIGHUP) puts a new list in force. Its
+/// hints to feed processes (PostgreSQL) go out as a CURVE client with `hintKeys`, a key of
+/// its own that the feed processes list as a `writer`.
 public final class WorkerService: Sendable {
     /// Opens a connection to the event log; called once on each thread that needs one.
     public typealias StoreOpener = @Sendable () throws(EventStoreError) -> any EventStore
@@ -28,13 +34,30 @@ public final class WorkerService: Sendable {
     private let diagnostics: Diagnostics
     private let maximumBatch: Int
     private let afterCommit: AfterCommit
+    private let security: ServerSecurity?
+    private let hintKeys: CurveClientKeys?
     private let threads = ThreadGroup()
 
-    public init(
+    public convenience init(
         endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock, ids: any IDGenerator,
-        diagnostics: Diagnostics, maximumBatch: Int = 2_048, afterCommit: AfterCommit = .publishFeed
+        diagnostics: Diagnostics, maximumBatch: Int = 2_048, afterCommit: AfterCommit = .publishFeed,
+        security: ServerSecurity? = nil, hintKeys: CurveClientKeys? = nil
     ) throws(ZMQError) {
-        context = try ZMQContext()
+        try self.init(
+            context: try ZMQContext(), endpoints: endpoints, openStore: openStore, clock: clock, ids: ids,
+            diagnostics: diagnostics, maximumBatch: maximumBatch, afterCommit: afterCommit, security: security,
+            hintKeys: hintKeys)
+    }
+
+    /// A worker on a context the caller made (a test may bind something in it first).
+    init(
+        context: ZMQContext, endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock,
+        ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int, afterCommit: AfterCommit = .publishFeed,
+        security: ServerSecurity?, hintKeys: CurveClientKeys? = nil
+    ) throws(ZMQError) {
+        self.context = context
+        self.security = security
+        self.hintKeys = hintKeys
         self.endpoints = endpoints
         self.afterCommit = afterCommit
         self.openStore = openStore
@@ -46,23 +69,41 @@ public final class WorkerService: Sendable {
 
     public func start() throws(ServiceStartError) {
         do {
+            if let security {
+                try ZAPThread.start(context, security: security, diagnostics: diagnostics, threads: threads)
+            }
             try threads.startGated([
                 ("logbook-commands", { [self] gate in runCommandLoop(gate) }),
-                LogReadLoop.thread(context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics),
+                LogReadLoop.thread(
+                    context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security),
             ])
         } catch {
             stop()
             throw error
         }
+        let securityState = security.map { "curve, \($0.allowList.entries.count) client keys" } ?? "off"
         switch afterCommit {
         case .publishFeed:
             diagnostics.info(
-                "worker started", ["commands": endpoints.commands, "feed": endpoints.feed, "log": endpoints.log])
+                "worker started",
+                [
+                    "commands": endpoints.commands, "feed": endpoints.feed, "log": endpoints.log,
+                    "security": securityState,
+                ])
         case .hintFeedProcesses(let hints):
             diagnostics.info(
                 "worker started",
-                ["commands": endpoints.commands, "log": endpoints.log, "hints": hints.joined(separator: ",")])
+                [
+                    "commands": endpoints.commands, "log": endpoints.log, "hints": hints.joined(separator: ","),
+                    "security": securityState, "hinting": hintKeys == nil ? "plain" : "curve",
+                ])
         }
+    }
+
+    /// Reads the allow-list again (on SIGHUP); without security there is none to read.
+    public func reloadAllowList() {
+        guard let security else { return diagnostics.info("no allow-list to reload: security is off") }
+        security.reload(reporting: diagnostics)
     }
 
     /// Stops serving; blocks until both threads have closed their sockets.
@@ -74,11 +115,13 @@ public final class WorkerService: Sendable {
     private func runCommandLoop(_ gate: StartupGate) {
         switch afterCommit {
         case .publishFeed:
-            serveCommands(gate) { [context, endpoints] head throws(ZMQError) in
-                try FeedPublisher(context, at: endpoints.feed, head: head)
+            serveCommands(gate) { [context, endpoints, security] head throws(ZMQError) in
+                try FeedPublisher(context, at: endpoints.feed, head: head, security: security)
             }
         case .hintFeedProcesses(let hints):
-            serveCommands(gate) { [context] _ throws(ZMQError) in try CommitHints(context, connectingTo: hints) }
+            serveCommands(gate) { [context, hintKeys] _ throws(ZMQError) in
+                try CommitHints(context, connectingTo: hints, security: hintKeys)
+            }
         }
     }
 
@@ -92,11 +135,12 @@ public final class WorkerService: Sendable {
             let store = try openStore()
             let handler = CommandHandler(store: store, clock: clock, ids: ids)
             let head = try store.headPosition()
+            let reloads = try security?.watchReloads()
             let announcer = try makeAnnouncer(head)
-            let router = try ServerSockets.router(context, at: endpoints.commands)
+            let router = try ServerSockets.router(context, at: endpoints.commands, security: security)
             loop = CommandLoop(
                 router: router, announcer: announcer, handler: handler, store: store, clock: clock,
-                diagnostics: diagnostics, maximumBatch: maximumBatch)
+                diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("worker sockets", error.description))
         } catch {

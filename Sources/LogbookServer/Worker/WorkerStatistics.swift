@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookWire
+import LogbookZMQ
 
 /// What the command loop has done since it started, for `Status`. Owned by that loop.
 struct WorkerStatistics {
@@ -13,6 +14,8 @@ struct WorkerStatistics {
     var largestBatch = 0
     var lastBatch = 0
     var published = 0
+    /// The process's CURVE security, whose handshake counts `Status` shows; nil when off.
+    var security: ServerSecurity?
 
     mutating func record(batchOf outcomes: [CommandOutcome]) {
         guard !outcomes.isEmpty else { return }
@@ -45,6 +48,6 @@ struct WorkerStatistics {
                 accepted: accepted, rejected: rejected, retries: retries, decidedAgain: decidedAgain),
             batches: WorkerStatus.Batches(
                 count: batches, largest: largestBatch, last: lastBatch, meanSize: (mean * 100).rounded() / 100),
-            published: published)
+            published: published, peers: security.map(\.peerStatus))
     }
 }

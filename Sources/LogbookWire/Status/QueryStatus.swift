@@ -21,11 +21,13 @@ public struct QueryStatus: Sendable, Equatable {
     public var queriesWaiting: Int
     public var readModels: ReadModelCounts?
     public var rebuild: RebuildState
+    /// With CURVE on: handshakes admitted and refused, requests dropped (revoked keys).
+    public var peers: PeerStatus?
 
     public init(
         checkpoint: Int64, head: Int64, generation: Int, uptimeSeconds: Int64, eventsApplied: Int,
         holesDetected: Int, queriesAnswered: Int, queriesWaiting: Int, readModels: ReadModelCounts?,
-        rebuild: RebuildState
+        rebuild: RebuildState, peers: PeerStatus? = nil
     ) {
         self.checkpoint = checkpoint
         self.head = head
@@ -37,6 +39,7 @@ public struct QueryStatus: Sendable, Equatable {
         self.queriesWaiting = queriesWaiting
         self.readModels = readModels
         self.rebuild = rebuild
+        self.peers = peers
     }
 
     /// How many events the read models are behind the head (never negative).
@@ -44,12 +47,12 @@ public struct QueryStatus: Sendable, Equatable {
 
     static let fields = [
         "role", "checkpoint", "head", "lag", "generation", "uptimeSeconds", "eventsApplied", "holesDetected",
-        "queriesAnswered", "queriesWaiting", "readModels", "rebuild",
+        "queriesAnswered", "queriesWaiting", "readModels", "rebuild", "peers",
     ]
     static let readModelFields = ["users", "posts", "products", "orders"]
 
     /// `{"role":"query","checkpoint","head","lag","generation","uptimeSeconds","eventsApplied",
-    /// "holesDetected","queriesAnswered","queriesWaiting","readModels"?:{…},"rebuild":{…}}`.
+    /// "holesDetected","queriesAnswered","queriesWaiting","readModels"?:{…},"rebuild":{…},"peers"?:{…}}`.
     public var json: JSONValue {
         var result: JSONObject = [
             "role": .string(Self.role),
@@ -70,6 +73,7 @@ public struct QueryStatus: Sendable, Equatable {
             ]
         }
         result["rebuild"] = rebuild.json
+        if let peers { result["peers"] = peers.json }
         return .object(result)
     }
 
@@ -89,7 +93,8 @@ public struct QueryStatus: Sendable, Equatable {
             generation: try fields.int("generation"), uptimeSeconds: Int64(try fields.int("uptimeSeconds")),
             eventsApplied: try fields.int("eventsApplied"), holesDetected: try fields.int("holesDetected"),
             queriesAnswered: try fields.int("queriesAnswered"), queriesWaiting: try fields.int("queriesWaiting"),
-            readModels: readModels, rebuild: try RebuildState(json: try fields.value("rebuild"), at: "result.rebuild"))
+            readModels: readModels, rebuild: try RebuildState(json: try fields.value("rebuild"), at: "result.rebuild"),
+            peers: try PeerStatus.read(from: fields))
         guard try fields.int("lag") == Int(lag) else {
             throw StatusDocumentError(field: "result.lag", "must be head − checkpoint (at least 0), \(lag)")
         }

@@ -54,19 +54,25 @@ public struct WorkerStatus: Sendable, Equatable {
     public var batches: Batches
     /// Feed messages sent.
     public var published: Int
+    /// With CURVE on: handshakes admitted and refused, requests dropped (revoked keys).
+    public var peers: PeerStatus?
 
-    public init(head: Int64?, uptimeSeconds: Int64, commands: Commands, batches: Batches, published: Int) {
+    public init(
+        head: Int64?, uptimeSeconds: Int64, commands: Commands, batches: Batches, published: Int,
+        peers: PeerStatus? = nil
+    ) {
         self.head = head
         self.uptimeSeconds = uptimeSeconds
         self.commands = commands
         self.batches = batches
         self.published = published
+        self.peers = peers
     }
 
-    /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published"}`;
-    /// `commands.decidedAgain` only when known.
+    /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published","peers"?:{…}}`;
+    /// `commands.decidedAgain` only when known, `peers` only with CURVE on.
     public var json: JSONValue {
-        [
+        var result: JSONObject = [
             "role": .string(Self.role),
             "head": head.map { .int(Int($0)) } ?? .null,
             "uptimeSeconds": .int(Int(uptimeSeconds)),
@@ -77,12 +83,14 @@ public struct WorkerStatus: Sendable, Equatable {
             ],
             "published": .int(published),
         ]
+        if let peers { result["peers"] = peers.json }
+        return .object(result)
     }
 
     /// Reads what `json` writes.
     public init(json: JSONValue) throws(StatusDocumentError) {
         let fields = try StatusFields(
-            json, at: "result", allowed: ["role", "head", "uptimeSeconds", "commands", "batches", "published"])
+            json, at: "result", allowed: ["role", "head", "uptimeSeconds", "commands", "batches", "published", "peers"])
         try fields.constant("role", Self.role)
         let commands = try fields.object("commands", allowed: ["accepted", "rejected", "retries", "decidedAgain"])
         let batches = try fields.object("batches", allowed: ["count", "largest", "last", "meanSize"])
@@ -95,6 +103,6 @@ public struct WorkerStatus: Sendable, Equatable {
             batches: Batches(
                 count: try batches.int("count"), largest: try batches.int("largest"), last: try batches.int("last"),
                 meanSize: try batches.number("meanSize")),
-            published: try fields.int("published"))
+            published: try fields.int("published"), peers: try PeerStatus.read(from: fields))
     }
 }

@@ -36,10 +36,11 @@ public struct FeedFollower: ~Copyable {
     private var lastHeard = MonotonicClock.milliseconds()
 
     /// Subscribes to `topics` on `feed` and prepares to read `log`; starts by catching up
-    /// from `cursor + 1`.
+    /// from `cursor + 1`. With `security`, both sockets are CURVE clients with those keys.
     public init(
         _ context: ZMQContext, feed: String, log: String, topics: [FeedTopic], cursor: Int64,
-        logTimeoutMilliseconds: Int = 3_000, idleCatchUpMilliseconds: Int = 1_000, pageSize: Int = Self.pageSize
+        logTimeoutMilliseconds: Int = 3_000, idleCatchUpMilliseconds: Int = 1_000, pageSize: Int = Self.pageSize,
+        security: CurveClientKeys? = nil
     ) throws(ZMQError) {
         let subscriber = try ZMQSocket(context, .subscriber)
         // Bounded: whatever the queue drops is a hole the follower fills from the log, and
@@ -47,8 +48,10 @@ public struct FeedFollower: ~Copyable {
         try subscriber.set(.receiveHighWaterMark, Self.receiveQueueLimit)
         try subscriber.setMaximumMessageSize(FrameLimit.largest)
         for topic in topics { try subscriber.subscribe(topic.rawValue) }
+        try subscriber.secure(security)
         try subscriber.connect(feed)
-        let logChannel = try LogReadChannel(context, endpoint: log, timeoutMilliseconds: logTimeoutMilliseconds)
+        let logChannel = try LogReadChannel(
+            context, endpoint: log, timeoutMilliseconds: logTimeoutMilliseconds, security: security)
         self.subscriber = subscriber
         self.logChannel = logChannel
         self.topics = topics

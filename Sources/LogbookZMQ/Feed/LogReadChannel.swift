@@ -9,6 +9,7 @@ public struct LogReadChannel: ~Copyable {
     private let context: ZMQContext
     private let endpoint: String
     private let timeoutMilliseconds: Int
+    private let security: CurveClientKeys?
     private var socket: ZMQSocket
     private var counter = 0
     /// Requests sent ahead (`requestAhead`), oldest first, whose replies matching reads take.
@@ -16,16 +17,23 @@ public struct LogReadChannel: ~Copyable {
     /// At most this many requests are sent ahead.
     public static let maximumAhead = 2
 
-    public init(_ context: ZMQContext, endpoint: String, timeoutMilliseconds: Int) throws(ZMQError) {
+    /// A channel to the log socket at `endpoint`; with `security`, a CURVE client of it.
+    public init(
+        _ context: ZMQContext, endpoint: String, timeoutMilliseconds: Int, security: CurveClientKeys? = nil
+    ) throws(ZMQError) {
         self.context = context
         self.endpoint = endpoint
         self.timeoutMilliseconds = timeoutMilliseconds
-        socket = try Self.connect(context, endpoint)
+        self.security = security
+        socket = try Self.connect(context, endpoint, security)
     }
 
-    private static func connect(_ context: ZMQContext, _ endpoint: String) throws(ZMQError) -> ZMQSocket {
+    private static func connect(_ context: ZMQContext, _ endpoint: String, _ security: CurveClientKeys?)
+        throws(ZMQError) -> ZMQSocket
+    {
         let socket = try ZMQSocket(context, .dealer)
         try socket.setMaximumMessageSize(FrameLimit.largest * 4)
+        try socket.secure(security)
         try socket.connect(endpoint)
         return socket
     }
@@ -72,7 +80,7 @@ public struct LogReadChannel: ~Copyable {
                 guard let page = try Self.page(frames, id: id) else { continue }
                 return page
             }
-            socket = try Self.connect(context, endpoint)
+            socket = try Self.connect(context, endpoint, security)
             throw FeedFollowError.logUnavailable("no ReadLog reply from \(endpoint) within \(timeoutMilliseconds) ms")
         } catch let error as ZMQError {
             throw error.isTerminated ? .stopped : .logUnavailable(error.description)

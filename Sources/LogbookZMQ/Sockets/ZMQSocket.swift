@@ -51,6 +51,13 @@ public struct ZMQSocket: ~Copyable {
         }
     }
 
+    /// Sets an option whose value is bytes (a CURVE key, the ZAP domain).
+    public func set(_ option: BinarySocketOption, bytes: [UInt8]) throws(ZMQError) {
+        guard zmq_setsockopt(handle, option.rawValue, bytes, bytes.count) == 0 else {
+            throw ZMQError.last("zmq_setsockopt \(option)")
+        }
+    }
+
     /// The largest inbound message libzmq accepts; a peer sending a bigger one is
     /// disconnected before the message reaches the owner.
     public func setMaximumMessageSize(_ bytes: Int64) throws(ZMQError) {
@@ -92,6 +99,20 @@ public struct ZMQSocket: ~Copyable {
 
     /// Receives one whole message. Returns nil when `wait` is false and none is waiting.
     public func receive(wait: Bool = true) throws(ZMQError) -> [[UInt8]]? {
+        try receiveFrames(wait: wait, metadata: false)?.frames
+    }
+
+    /// Receives one whole message with what libzmq knows of the connection it came on
+    /// (`zmq_msg_gets`: the user id and role a ZAP handler gave it, the peer's address).
+    /// Returns nil when `wait` is false and none is waiting.
+    public func receiveMessage(wait: Bool = true) throws(ZMQError) -> ReceivedMessage? {
+        guard let (frames, metadata) = try receiveFrames(wait: wait, metadata: true) else { return nil }
+        return ReceivedMessage(frames: frames, metadata: metadata)
+    }
+
+    private func receiveFrames(wait: Bool, metadata: Bool) throws(ZMQError) -> (
+        frames: [[UInt8]], metadata: MessageMetadata
+    )? {
         var frames: [[UInt8]] = []
         var message = zmq_msg_t()
         zmq_msg_init(&message)
@@ -107,7 +128,10 @@ public struct ZMQSocket: ~Copyable {
             let size = zmq_msg_size(&message)
             let data = zmq_msg_data(&message)
             frames.append(size == 0 ? [] : Array(UnsafeRawBufferPointer(start: data, count: size)))
-            if zmq_msg_more(&message) == 0 { return frames }
+            if zmq_msg_more(&message) == 0 {
+                // Every frame of a message carries its connection's properties; the last is read.
+                return (frames, metadata ? MessageMetadata(of: &message) : MessageMetadata())
+            }
         }
     }
 
@@ -122,6 +146,8 @@ public struct ZMQSocket: ~Copyable {
 public enum SocketOption: Sendable {
     case linger, sendHighWaterMark, receiveHighWaterMark, routerMandatory, immediate
     case reconnectInterval, reconnectIntervalMax, heartbeatInterval, heartbeatTimeout, heartbeatTTL
+    /// 1: this socket is the CURVE server of its connections (set before `bind`).
+    case curveServer
 
     var rawValue: Int32 {
         switch self {
@@ -135,6 +161,26 @@ public enum SocketOption: Sendable {
         case .heartbeatInterval: ZMQ_HEARTBEAT_IVL
         case .heartbeatTimeout: ZMQ_HEARTBEAT_TIMEOUT
         case .heartbeatTTL: ZMQ_HEARTBEAT_TTL
+        case .curveServer: ZMQ_CURVE_SERVER
+        }
+    }
+}
+
+/// The socket options Logbook sets whose value is bytes.
+public enum BinarySocketOption: Sendable {
+    /// This socket's own long-term CURVE keys (32 bytes each).
+    case curvePublicKey, curveSecretKey
+    /// The server's long-term public key, for a CURVE client (32 bytes).
+    case curveServerKey
+    /// The domain a CURVE server's connections are presented to the ZAP handler under.
+    case zapDomain
+
+    var rawValue: Int32 {
+        switch self {
+        case .curvePublicKey: ZMQ_CURVE_PUBLICKEY
+        case .curveSecretKey: ZMQ_CURVE_SECRETKEY
+        case .curveServerKey: ZMQ_CURVE_SERVERKEY
+        case .zapDomain: ZMQ_ZAP_DOMAIN
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LogbookClient
 import LogbookJSON
 import LogbookZMQ
 import Synchronization
@@ -61,5 +62,15 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// Waits (at most `timeout`) until both the worker and the query process answer `client`'s
+/// `Status` (the processes `up` started); returns whether they did.
+func bothAnswer(_ client: LogbookClient, within timeout: Duration = .seconds(20)) async -> Bool {
+    await eventually(within: timeout) {
+        let worker = try? await client.status(of: .commands)
+        let query = try? await client.status(of: .queries)
+        return worker != nil && query != nil
     }
 }
