@@ -62,7 +62,7 @@ struct SeveralWorkersTests {
         let secondEndpoint = Self.unboundEndpoint()
         let client = try LogbookClient(
             endpoints: try Self.endpoints([secondEndpoint, first.endpoint], other: first.endpoint),
-            timeout: .milliseconds(300), attempts: 20)
+            timeout: .seconds(2), attempts: 5)
         // Only the first worker is up: the first attempt goes there, and is not answered.
         let waiting = Task { try await client.request(.commands, ["id": "moved", "type": "AddProduct"]) }
         try await first.waitUntilReceived("moved")
@@ -113,7 +113,7 @@ struct SeveralWorkersTests {
         let last = try await ScriptedServer { request in [.reply(success(request, ["result": ["role": "b"]]))] }
         let client = try LogbookClient(
             endpoints: try Self.endpoints([first.endpoint, down, last.endpoint], other: down),
-            timeout: .milliseconds(300), attempts: 1)
+            timeout: .seconds(2), attempts: 1)
 
         let answers = await client.statusOfEachWorker()
         #expect(
