@@ -3,6 +3,7 @@ import Glibc
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookTestSupport
 import Testing
 
 /// `logbook backup` against a real worker under load: the copy verifies, holds every command
@@ -136,6 +137,51 @@ struct BackupTests {
         ])
         #expect(noLog.status == 3)
         #expect(!FileManager.default.fileExists(atPath: nowhere))
+    }
+
+    @Test(
+        "a PostgreSQL log copied with pg_dump and pg_restore, as the README says, serves from its head with its checks",
+        .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipReason)))
+    func postgresDumpAndRestore() async throws {
+        let source = try PostgresCluster()
+        try await source.startWorker(0)
+        for index in 1...3 {
+            let sent = try await source.send(
+                0, "RegisterUser", #"{"userId":"u\#(index)","name":"A","email":"a\#(index)@b.co"}"#, id: "c\(index)")
+            #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
+        }
+        let dump = source.directory.appendingPathComponent("logbook.dump").path
+        let dumped = try await Self.tool("pg_dump", ["-Fc", "-d", source.url, "-f", dump])
+        #expect(dumped.status == 0, "\(dumped.stderr)")
+        #expect(source.stop("worker-0") == 0)
+
+        let restored = try PostgresCluster()
+        let restore = try await Self.tool("pg_restore", ["-d", restored.url, dump])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        try await restored.startWorker(0)
+        let status = try await runLogbook([
+            "status", "--commands", restored.workers[0].commands, "--timeout-ms", "5000", "--attempts", "1",
+        ])
+        #expect(try status.json()["worker"]?["head"] == 6, "\(status.stdout)")
+        let next = try await restored.send(
+            0, "RegisterUser", #"{"userId":"u9","name":"A","email":"a9@b.co"}"#, id: "c9")
+        #expect(try next.json()["position"] == 8, "\(next.stdout)")
+        // The command ids came along: an id recorded before the dump is answered as it was.
+        let again = try await restored.send(
+            0, "RegisterUser", #"{"userId":"u1","name":"A","email":"a1@b.co"}"#, id: "c1")
+        #expect(try again.json()["position"] == 2, "\(again.stdout)")
+        // And the schema's triggers: the restored log is append-only too.
+        let edit = RawSQLResult(postgres: restored.url, sql: "UPDATE events SET type = 'x' WHERE position = 1")
+        #expect(edit.message.contains("append-only"), "\(edit.message)")
+    }
+
+    /// Runs a PostgreSQL client tool (the installed server's, else the one on PATH).
+    static func tool(_ name: String, _ arguments: [String]) async throws -> CLIResult {
+        let installed = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        let path =
+            installed.sorted().reversed().map { "/usr/lib/postgresql/\($0)/bin/\(name)" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/\(name)"
+        return try await runLogbook(arguments, executable: URL(fileURLWithPath: path))
     }
 
     @Test("a PostgreSQL log is refused with a pointer to pg_basebackup and pg_dump")

@@ -138,6 +138,24 @@ struct SupervisorTests {
         #expect(cluster.stopWorker(SIGTERM) == 0)
     }
 
+    @Test(
+        "feed process (PostgreSQL): READY=1 once feed, log and hints are bound; WATCHDOG=1 repeats; STOPPING=1",
+        .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipReason)))
+    func feedLifecycle() async throws {
+        let cluster = try PostgresCluster()
+        let endpoints = [cluster.feed, cluster.feedLog, cluster.hints]
+        let boundAtReady = Shared<[Bool]>([])
+        let notify = try NotifySocket(path: cluster.directory.appendingPathComponent("notify").path) { message in
+            if message.isReady { boundAtReady.update { $0 = endpoints.map(isListening) } }
+        }
+        try await cluster.startFeed(environment: notify.environment(watchdogMilliseconds: Self.watchdogMilliseconds))
+        #expect(await eventually(within: .seconds(30)) { notify.messages.count(where: \.isWatchdog) >= 3 })
+        #expect(boundAtReady.value == [true, true, true])
+        #expect(cluster.stop("feed") == 0)
+        #expect(await eventually { notify.messages.last?.isStopping == true })
+        Self.checkLifecycle(notify.messages)
+    }
+
     @Test("without NOTIFY_SOCKET the process says nothing of systemd, even with WATCHDOG_USEC set")
     func unsupervised() async throws {
         let cluster = try ServiceCluster()
