@@ -12,7 +12,8 @@ import Testing
 /// refused with a pointer to PostgreSQL's tools.
 @Suite("End to end: logbook backup", .serialized)
 struct BackupTests {
-    /// Clients sending commands one after another until told to stop, keeping every receipt.
+    /// Clients sending commands one after another until told to stop (or released), keeping
+    /// every receipt and every failure.
     final class CommandStream: Sendable {
         let receipts = Shared<[CommandReceipt]>([])
         let failures = Shared<[String]>([])
@@ -37,11 +38,15 @@ struct BackupTests {
                             receipts.update { $0.append(receipt) }
                         } catch {
                             failures.update { $0.append("\(id): \(error)") }
+                            try? await Task.sleep(for: .milliseconds(100))
                         }
                     }
                 }
             }
         }
+
+        /// A test that ends early (a failed `#require`) stops the senders all the same.
+        deinit { stopped.update { $0 = true } }
 
         func stop() async {
             stopped.update { $0 = true }

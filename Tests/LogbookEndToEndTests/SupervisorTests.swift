@@ -135,6 +135,7 @@ struct SupervisorTests {
         let stderr = cluster.stderr(of: "worker")
         #expect(stderr.contains("msg=\"serving loop silent: watchdog pings withheld\" loop=commands"), "\(stderr)")
         #expect(stderr.contains("msg=\"serving loop checked in again\" loop=commands"), "\(stderr)")
+        #expect(notify.messages.contains { $0.text == "STATUS=the commands loop is silent: watchdog pings withheld" })
         #expect(cluster.stopWorker(SIGTERM) == 0)
     }
 

@@ -21,17 +21,12 @@ struct LoopCheckIns: Sendable {
     private var isStopping = false
 
     /// What one check-in decided.
-    struct Outcome: Equatable {
+    struct Outcome {
         var ping = false
         /// Loops found silent for longer than the window (each reported once per silence).
         var silent: [(name: String, milliseconds: Int64)] = []
         /// The loop that checked in, if it had been reported silent, and for how long it was.
         var recovered: (name: String, milliseconds: Int64)?
-
-        static func == (lhs: Outcome, rhs: Outcome) -> Bool {
-            lhs.ping == rhs.ping && lhs.silent.map(\.name) == rhs.silent.map(\.name)
-                && lhs.recovered?.name == rhs.recovered?.name
-        }
     }
 
     init(watchdogMicroseconds: UInt64) {

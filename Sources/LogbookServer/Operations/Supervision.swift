@@ -6,7 +6,8 @@ import Synchronization
 /// a watchdog, `WATCHDOG=1` sent by the serving loops themselves: each loop holds a
 /// `Heartbeat` and checks in on every turn, and the check-in that finds every loop alive
 /// sends the ping (`LoopCheckIns` has the rule). No thread pings on its own, so a wedged
-/// loop stops the pings. A loop silent too long is named once in the diagnostics.
+/// loop stops the pings. A loop silent too long is named once in the diagnostics and in a
+/// `STATUS=` line (as is its return).
 /// Without a notifier (not started by systemd) it does nothing, and heartbeats cost nothing.
 public final class Supervision: Sendable {
     private let notifier: (any SupervisorNotifier)?
@@ -54,10 +55,12 @@ public final class Supervision: Sendable {
             diagnostics?.warning(
                 "serving loop silent: watchdog pings withheld",
                 ["loop": silent.name, "silentMs": "\(silent.milliseconds)"])
+            notifier?.send(.status("the \(silent.name) loop is silent: watchdog pings withheld"))
         }
         if let recovered = outcome.recovered {
             diagnostics?.info(
                 "serving loop checked in again", ["loop": recovered.name, "silentMs": "\(recovered.milliseconds)"])
+            notifier?.send(.status("serving; the \(recovered.name) loop was silent for \(recovered.milliseconds) ms"))
         }
     }
 }
