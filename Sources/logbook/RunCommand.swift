@@ -33,6 +33,9 @@ struct RunCommand: ConfiguredCommand {
             only the keys in --clients (SIGHUP reads that folder again). --curve-key and
             --server-key are a query process's key towards the worker (or feed), and a
             PostgreSQL worker's towards the feed processes' --hints.
+            Under systemd (NOTIFY_SOCKET set, Type=notify) it says READY=1 once every socket is bound
+            and its store open, STOPPING=1 on SIGTERM, and with WatchdogSec= its serving loops send
+            WATCHDOG=1 while each of them keeps turning (a wedged loop stops them).
             """,
         settings: Configuration.settings + Configuration.storageSettings)
 

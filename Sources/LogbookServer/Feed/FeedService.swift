@@ -13,7 +13,8 @@ public import LogbookZMQ
 /// With `security`, as in a worker: a ZAP handler first (`ZAPThread`), then every socket a
 /// CURVE server (the feed admits readers and admins, the hints socket writers and admins:
 /// the workers' own keys, the log ROUTER checks each request); `reloadAllowList()` (SIGHUP)
-/// puts a new list in force and binds the feed anew.
+/// puts a new list in force and binds the feed anew. With `supervision`, both loops (and the
+/// ZAP handler) check in with the supervisor's watchdog on every turn (`Heartbeat`).
 public final class FeedService: Sendable {
     private let context: ZMQContext
     private let endpoints: ServiceEndpoints

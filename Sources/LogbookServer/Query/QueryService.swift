@@ -10,6 +10,9 @@ public import LogbookZMQ
 /// With `security`, its queries socket is a CURVE server behind a ZAP handler bound first
 /// (`ZAPThread`), as in the worker; with `clientKeys`, its feed and log-read connections to
 /// the worker are CURVE clients with the query process's own key (a `reader` on the worker).
+/// With `supervision`, the projection and query loops (and the ZAP handler) check in with
+/// the supervisor's watchdog on every turn (`Heartbeat`); the rebuild thread, a one-off job,
+/// does not.
 public final class QueryService: Sendable {
     private let context: ZMQContext
     private let endpoints: ServiceEndpoints

@@ -12,6 +12,9 @@ public import LogbookZMQ
 /// fails if it cannot be bound. `reloadAllowList()` (SIGHUP) puts a new list in force. Its
 /// hints to feed processes (PostgreSQL) go out as a CURVE client with `hintKeys`, a key of
 /// its own that the feed processes list as a `writer`.
+///
+/// With `supervision` (systemd's watchdog), each serving loop, its ZAP handler's too, checks
+/// in on every turn (`Heartbeat`); the caller says ready once `start()` returned.
 public final class WorkerService: Sendable {
     /// Opens a connection to the event log; called once on each thread that needs one.
     public typealias StoreOpener = @Sendable () throws(EventStoreError) -> any EventStore
