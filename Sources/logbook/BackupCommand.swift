@@ -22,7 +22,8 @@ struct BackupCommand: ConfiguredCommand {
             written under a temporary name, passes SQLite's integrity check and is synced before
             it takes its name. Prints {"backup":DEST,"head":N,"events":N,"bytes":N}.
             Restore: stop the worker, then run it with --data-dir DEST (or move DEST/events.sqlite3
-            into its data directory); `logbook verify --data-dir DEST` re-checks the copy.
+            into its data directory, leaving no old events.sqlite3-wal or -shm beside it);
+            `logbook verify --data-dir DEST` re-checks the copy.
             With --store postgresql://… it refuses: back up PostgreSQL with pg_basebackup or pg_dump.
             """,
         settings: Configuration.settings + [.store])
