@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LogbookClient
+import LogbookJSON
 import LogbookTestSupport
 import LogbookZMQ
 import Testing
@@ -67,6 +68,69 @@ struct SupervisorTests {
         #expect(cluster.stopQuery(SIGTERM) == 0)
         #expect(await eventually { notify.messages.last?.isStopping == true })
         Self.checkLifecycle(notify.messages)
+        #expect(cluster.stopWorker(SIGTERM) == 0)
+    }
+
+    @Test("with CURVE on, the ZAP handler checks in too: a secured worker and query process keep pinging")
+    func secured() async throws {
+        let cluster = try ServiceCluster()
+        let keys = try TestKeys(in: cluster.directory)
+        try keys.make("query", .reader)
+        cluster.clientKeys = try keys.make("admin", .admin)
+        cluster.workerFlags = keys.serverFlags
+        cluster.queryFlags = keys.serverFlags + keys.clientFlags("query")
+        let workerNotify = try NotifySocket(path: cluster.directory.appendingPathComponent("worker-notify").path)
+        let queryNotify = try NotifySocket(path: cluster.directory.appendingPathComponent("query-notify").path)
+        try await cluster.startWorker(
+            environment: workerNotify.environment(watchdogMilliseconds: Self.watchdogMilliseconds))
+        try await cluster.startQuery(
+            environment: queryNotify.environment(watchdogMilliseconds: Self.watchdogMilliseconds))
+        // Handshakes go through the ZAP handler meanwhile (the cluster's own admin client, the
+        // query process's reader key); pings keep coming through them.
+        let client = try cluster.client()
+        defer { client.close() }
+        _ = try await client.send(type: "AddProduct", data: Fixture.product("p1"))
+        #expect(
+            await eventually(within: .seconds(30)) {
+                workerNotify.messages.count(where: \.isWatchdog) >= 5
+                    && queryNotify.messages.count(where: \.isWatchdog) >= 5
+            })
+        #expect(cluster.stopQuery(SIGTERM) == 0)
+        #expect(cluster.stopWorker(SIGTERM) == 0)
+    }
+
+    @Test("a wedged projection loop stops the query process's WATCHDOG=1 while its query loop still answers")
+    func wedgedProjectionStopsPings() async throws {
+        let cluster = try ServiceCluster()
+        try await cluster.startWorker()
+        let notify = try Self.notifySocket(cluster)
+        try await cluster.startQuery(environment: notify.environment(watchdogMilliseconds: Self.watchdogMilliseconds))
+        let client = try cluster.client()
+        defer { client.close() }
+        _ = try await client.send(type: "AddProduct", data: Fixture.product("p0"))
+        try await cluster.queryStatus(after: try await cluster.head())
+        #expect(await eventually(within: .seconds(30)) { notify.messages.count(where: \.isWatchdog) >= 3 })
+
+        // The test holds the read models' write lock: the projection's next apply waits for it.
+        let lock = try SQLiteWriteLock(
+            path: cluster.directory.appendingPathComponent("query/readmodels-1.sqlite3").path)
+        _ = try await client.send(type: "AddProduct", data: Fixture.product("p1"))
+        let silent = await eventually(within: .seconds(4)) {
+            let lastPing = notify.messages.last(where: \.isWatchdog)?.receivedAt ?? 0
+            return MonotonicClock.milliseconds() - lastPing >= Int64(Self.watchdogMilliseconds)
+        }
+        let statusWhileWedged = try await client.status(of: .queries)
+        lock.release()
+        let releasedAt = MonotonicClock.milliseconds()
+        #expect(silent, "WATCHDOG=1 kept coming while the projection was stuck: \(notify.messages.map(\.text))")
+        #expect(statusWhileWedged["checkpoint"] == 1, "the query loop answered from where the projection stopped")
+        #expect(
+            await eventually(within: .seconds(30)) {
+                notify.messages.count { $0.isWatchdog && $0.receivedAt > releasedAt } >= 2
+            })
+        try await cluster.queryStatus(after: try await cluster.head())
+        #expect(cluster.stderr(of: "query").contains("loop=projection"), "\(cluster.stderr(of: "query"))")
+        #expect(cluster.stopQuery(SIGTERM) == 0)
         #expect(cluster.stopWorker(SIGTERM) == 0)
     }
 
