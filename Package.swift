@@ -41,6 +41,10 @@ let package = Package(
         .systemLibrary(
             name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
+        // libsystemd's sd_notify, for `Type=notify` units and their watchdog (composition root only).
+        .systemLibrary(
+            name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
 
         // Support: a JSON reader/writer with precise errors and stable key order. No dependencies.
         .target(name: "LogbookJSON", swiftSettings: strictSettings),
@@ -107,7 +111,7 @@ let package = Package(
             name: "logbook",
             dependencies: [
                 "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookPostgres",
-                "LogbookZMQ", "LogbookServer", "LogbookClient", "LogbookCommandLine", "CGlibcMalloc",
+                "LogbookZMQ", "LogbookServer", "LogbookClient", "LogbookCommandLine", "CGlibcMalloc", "CSystemd",
             ],
             swiftSettings: strictSettings),
         // The bench's executable, built beside `logbook`, whose worker and query process it measures.

@@ -8,7 +8,8 @@
 #   deploy/cluster.sh [--postgres] --check
 #                                         start them, send commands (with --postgres: to both
 #                                         workers), check that BOTH query processes answer
-#                                         with them (read-your-writes), stop, exit 0/1
+#                                         with them (read-your-writes) and that `logbook
+#                                         status --check` passes, stop, exit 0/1
 #   deploy/cluster.sh [--postgres] --secure [--check]
 #                                         the same with CURVE: keys made with `logbook keygen`
 #                                         in $CLUSTER_DIR/keys (the servers' pair, a reader key
@@ -179,6 +180,11 @@ assert answer["ok"] and answer["result"]["productId"] == product and answer["pos
 ' "$answer" "$product" "$position"
         echo "ok: $queries answered GetProduct at position $position"
     done
+done
+# The health check every monitor would run: each worker and each query process up, none lagging.
+for queries in "$QUERIES_A" "$QUERIES_B"; do
+    "$LOGBOOK" status --check --max-lag 0 --commands "$WORKERS" --queries "$queries" >/dev/null
+    echo "ok: status --check passes for $WORKERS and $queries"
 done
 if [[ $secure == yes ]]; then
     # A client without keys gets no answer from a CURVE server (exit 3: no reply).

@@ -8,6 +8,8 @@ set -euo pipefail
 # postgres user, for the tests' throwaway cluster (scripts/test-postgres.sh); the tests use
 # no system cluster or service.
 packages=(libsqlite3-dev libzmq3-dev libpq-dev pkg-config sqlite3 postgresql iproute2)
+# libsystemd's sd_notify: `logbook run` tells systemd it is ready, alive and stopping.
+packages+=(libsystemd-dev)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -14,6 +14,8 @@ cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
 python3 scripts/check-architecture-doc.py
 swift build --build-tests -Xswiftc -warnings-as-errors
+# The systemd units of deploy/, parsed by systemd itself (Type=notify, WatchdogSec).
+./scripts/check-units.sh
 # The PostgreSQL tests must run here: a missing server fails them rather than skipping them.
 # A cluster the developer started stays up; one started here is stopped on the way out.
 if ! ./scripts/test-postgres.sh url >/dev/null 2>&1; then trap './scripts/test-postgres.sh stop' EXIT; fi

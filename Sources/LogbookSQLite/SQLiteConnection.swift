@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// One open SQLite database handle with a cache of prepared statements. Not thread-safe:
 /// its owner serialises access (the event store keeps it behind a mutex).
@@ -6,9 +7,12 @@ final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 
-    init(path: String) throws(SQLiteError) {
+    /// Opens `path` for reading and writing, creating it if missing; with `readOnly`, opens
+    /// only a file that exists, and never writes it.
+    init(path: String, readOnly: Bool = false) throws(SQLiteError) {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = access | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &db, flags, nil)
         guard result == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -65,6 +69,28 @@ final class SQLiteConnection {
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         return statement.isNull(0) ? nil : statement.string(0)
+    }
+
+    /// Replaces this database's content with a copy of `source`'s, page by page, in one step
+    /// of SQLite's online backup API: one read transaction on `source`, so the copy is the
+    /// database as of one commit, while other connections go on writing it (WAL). A busy
+    /// source (a read lock not to be had for now) is tried again, for about `busyMilliseconds`.
+    func copy(from source: SQLiteConnection, busyMilliseconds: Int) throws(SQLiteError) {
+        guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
+            throw error(sqlite3_errcode(handle))
+        }
+        var result = sqlite3_backup_step(backup, -1)
+        var waited = 0
+        while (result == SQLITE_BUSY || result == SQLITE_LOCKED) && waited < busyMilliseconds {
+            usleep(10_000)
+            waited += 10
+            result = sqlite3_backup_step(backup, -1)
+        }
+        let finished = sqlite3_backup_finish(backup)
+        guard result == SQLITE_DONE else {
+            throw SQLiteError(code: result, message: String(cString: sqlite3_errstr(result)))
+        }
+        guard finished == SQLITE_OK else { throw error(finished) }
     }
 
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }

@@ -16,7 +16,7 @@ struct Logbook {
         UpCommand.self, RunCommand.self,
         SendCommand.self, QueryCommand.self, SubscribeCommand.self, ReplayCommand.self, RebuildCommand.self,
         StatusCommand.self,
-        VerifyCommand.self,
+        VerifyCommand.self, BackupCommand.self,
         KeygenCommand.self,
         BenchForwarder.self,
         HelpCommand.self, VersionCommand.self,

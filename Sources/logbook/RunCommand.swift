@@ -1,5 +1,6 @@
 import Glibc
 import LogbookApplication
+import LogbookClient
 import LogbookCommandLine
 import LogbookSQLite
 import LogbookServer
@@ -7,7 +8,9 @@ import LogbookZMQ
 
 /// `logbook run worker`, `run query` and `run feed`: one long-running process that serves
 /// until SIGINT or SIGTERM, then closes its sockets and files and exits 0. SIGHUP makes it
-/// read its allow-list of client keys again (with CURVE on).
+/// read its allow-list of client keys again (with CURVE on). Under systemd (`NOTIFY_SOCKET`)
+/// it says `READY=1` once started, `STOPPING=1` when told to stop, and, with `WatchdogSec=`,
+/// its serving loops send `WATCHDOG=1` while every one of them is alive (`Supervision`).
 struct RunCommand: ConfiguredCommand {
     static let spec = CommandSpec(
         name: "run", usage: "worker|query|feed [options]",
@@ -30,6 +33,9 @@ struct RunCommand: ConfiguredCommand {
             only the keys in --clients (SIGHUP reads that folder again). --curve-key and
             --server-key are a query process's key towards the worker (or feed), and a
             PostgreSQL worker's towards the feed processes' --hints.
+            Under systemd (NOTIFY_SOCKET set, Type=notify) it says READY=1 once every socket is bound
+            and its store open, STOPPING=1 on SIGTERM, and with WatchdogSec= its serving loops send
+            WATCHDOG=1 while each of them keeps turning (a wedged loop stops them).
             """,
         settings: Configuration.settings + Configuration.storageSettings)
 
@@ -43,11 +49,12 @@ struct RunCommand: ConfiguredCommand {
         }
         ProcessSignals.block(including: [SIGHUP])
         let diagnostics = Diagnostics(process: role, threshold: configuration.diagnosticsLevel, clock: SystemClock())
+        let supervision = Supervision(notifier: SystemdNotifier(diagnostics: diagnostics), diagnostics: diagnostics)
         let service: any RunnableService
         switch role {
-        case "worker": service = try makeWorker(diagnostics: diagnostics)
-        case "query": service = try makeQuery(diagnostics: diagnostics)
-        case "feed": service = try makeFeed(diagnostics: diagnostics)
+        case "worker": service = try makeWorker(diagnostics: diagnostics, supervision: supervision)
+        case "query": service = try makeQuery(diagnostics: diagnostics, supervision: supervision)
+        case "feed": service = try makeFeed(diagnostics: diagnostics, supervision: supervision)
         default: throw .usage("cannot run '\(role)'; expected worker, query or feed")
         }
         do {
@@ -55,18 +62,35 @@ struct RunCommand: ConfiguredCommand {
         } catch {
             throw .unavailable(error.description)
         }
+        // start() returned: every socket is bound and the log (or the read models) is open.
+        supervision.ready(status: readiness(of: role))
         var signal = ProcessSignals.wait(including: [SIGHUP])
         while signal == SIGHUP {
             service.reloadAllowList()
             signal = ProcessSignals.wait(including: [SIGHUP])
         }
         diagnostics.info("stopping", ["signal": ProcessSignals.name(signal)])
+        supervision.stopping(status: "stopping on \(ProcessSignals.name(signal))")
         service.stop()
         diagnostics.info("stopped")
         return .success
     }
 
-    private func makeWorker(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
+    /// The status line systemd shows once the process is ready: what it serves, where.
+    private func readiness(of role: String) -> String {
+        let endpoints = configuration.endpoints
+        return switch role {
+        case "worker" where configuration.storage.store == .sqlite:
+            "serving commands on \(endpoints.commands), feed on \(endpoints.feed), log reads on \(endpoints.log)"
+        case "worker": "serving commands on \(endpoints.commands), log reads on \(endpoints.log)"
+        case "feed": "publishing the feed on \(endpoints.feed), log reads on \(endpoints.log)"
+        default: "serving queries on \(endpoints.queries), following \(endpoints.feed)"
+        }
+    }
+
+    private func makeWorker(diagnostics: Diagnostics, supervision: Supervision) throws(CLIError)
+        -> any RunnableService
+    {
         let endpoints = try configuration.workerEndpoints()
         let security = try configuration.serverSecurity()
         let storage = configuration.storage
@@ -82,13 +106,14 @@ struct RunCommand: ConfiguredCommand {
         do {
             return try WorkerService(
                 endpoints: endpoints, openStore: store.open, clock: SystemClock(), ids: UUIDGenerator(),
-                diagnostics: diagnostics, afterCommit: afterCommit, security: security, hintKeys: hintKeys)
+                diagnostics: diagnostics, afterCommit: afterCommit, security: security, hintKeys: hintKeys,
+                supervision: supervision)
         } catch {
             throw .unavailable(error.description)
         }
     }
 
-    private func makeFeed(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
+    private func makeFeed(diagnostics: Diagnostics, supervision: Supervision) throws(CLIError) -> any RunnableService {
         let storage = configuration.storage
         guard storage.store != .sqlite else {
             throw .usage("run feed needs --store postgresql://… (on SQLite the worker publishes the feed)")
@@ -107,13 +132,15 @@ struct RunCommand: ConfiguredCommand {
             // Like a query process, a feed process does not use --commands.
             return try FeedService(
                 endpoints: configuration.queryEndpoints, hints: hints, openStore: (reads ?? primary).open,
-                diagnostics: diagnostics, security: security)
+                diagnostics: diagnostics, security: security, supervision: supervision)
         } catch {
             throw .unavailable(error.description)
         }
     }
 
-    private func makeQuery(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
+    private func makeQuery(diagnostics: Diagnostics, supervision: Supervision) throws(CLIError)
+        -> any RunnableService
+    {
         let security = try configuration.serverSecurity()
         let clientKeys = try configuration.clientKeys()
         try configuration.ensureDataDirectory()
@@ -121,7 +148,7 @@ struct RunCommand: ConfiguredCommand {
             return try QueryService(
                 endpoints: configuration.queryEndpoints,
                 generations: SQLiteReadModelGenerations(directory: configuration.dataDirectory), clock: SystemClock(),
-                diagnostics: diagnostics, security: security, clientKeys: clientKeys)
+                diagnostics: diagnostics, security: security, clientKeys: clientKeys, supervision: supervision)
         } catch {
             throw .unavailable(error.description)
         }

@@ -64,18 +64,20 @@ final class ServiceCluster: @unchecked Sendable {
         try LogbookClient(endpoints: endpoints, timeout: timeout, attempts: attempts, security: clientKeys)
     }
 
-    func startWorker() async throws {
+    func startWorker(environment: [String: String] = [:]) async throws {
         let starts = startLines(of: "worker")
         let process = try launch(
-            ["run", "worker", "--data-dir", directory.appendingPathComponent("worker").path] + workerFlags, "worker")
+            ["run", "worker", "--data-dir", directory.appendingPathComponent("worker").path] + workerFlags, "worker",
+            environment: environment)
         worker = process
         try await waitUntilAnswering(.commands, process, role: "worker", after: starts)
     }
 
-    func startQuery() async throws {
+    func startQuery(environment: [String: String] = [:]) async throws {
         let starts = startLines(of: "query")
         let process = try launch(
-            ["run", "query", "--data-dir", directory.appendingPathComponent("query").path] + queryFlags, "query")
+            ["run", "query", "--data-dir", directory.appendingPathComponent("query").path] + queryFlags, "query",
+            environment: environment)
         query = process
         try await waitUntilAnswering(.queries, process, role: "query", after: starts)
     }
@@ -115,11 +117,17 @@ final class ServiceCluster: @unchecked Sendable {
     }
 
     /// Starts `logbook ARGUMENTS` with this cluster's settings (or `settings`), its stderr
-    /// appended to `ROLE.log`.
-    func launch(_ arguments: [String], _ role: String, settings: [String]? = nil) throws -> Process {
+    /// appended to `ROLE.log`, in this test process's environment without systemd's
+    /// notification variables, plus `environment`.
+    func launch(
+        _ arguments: [String], _ role: String, settings: [String]? = nil, environment: [String: String] = [:]
+    ) throws -> Process {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments + (settings ?? self.settings)
+        var inherited = ProcessInfo.processInfo.environment
+        for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { inherited[name] = nil }
+        process.environment = inherited.merging(environment) { $1 }
         let logURL = directory.appendingPathComponent("\(role).log")
         if !FileManager.default.fileExists(atPath: logURL.path) {
             _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)

@@ -42,3 +42,39 @@ public struct RawSQLResult {
         }
     }
 }
+
+/// A write lock on a SQLite file, held by a connection of its own (`BEGIN EXCLUSIVE`) until
+/// `release()`: how a test makes every other writer of the file wait, as a long-running
+/// writer would.
+public final class SQLiteWriteLock: @unchecked Sendable {
+    // `db` is used by one thread at a time: the test takes the lock, then releases it.
+    private var db: OpaquePointer?
+
+    /// Takes the lock (waiting up to 5 s for it); throws SQLite's refusal when it could not.
+    public init(path: String) throws(RawSQLError) {
+        sqlite3_open(path, &db)
+        sqlite3_busy_timeout(db, 5_000)
+        let code = sqlite3_exec(db, "BEGIN EXCLUSIVE", nil, nil, nil)
+        guard code == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(db))
+            sqlite3_close(db)
+            throw RawSQLError(code: code, message: message)
+        }
+    }
+
+    deinit { release() }
+
+    /// Ends the transaction (writing nothing) and closes the connection.
+    public func release() {
+        guard let db else { return }
+        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+        sqlite3_close(db)
+        self.db = nil
+    }
+}
+
+/// SQLite's refusal of raw SQL.
+public struct RawSQLError: Error {
+    public let code: Int32
+    public let message: String
+}

@@ -29,14 +29,17 @@ struct FeedPublishingLoop: ~Copyable {
     let requestGuard: RequestGuard
     /// Readable after each reload of the allow-list (nil with security off).
     let reloads: WakeUpPipe?
+    /// Checked in on every turn, for the supervisor's watchdog.
+    let heartbeat: Heartbeat
     private(set) var cursor: Int64
     private var pacing: FeedPacing
 
     init(
         publisher: consuming FeedPublisher, hints: consuming ZMQSocket, store: any EventStore, cursor: Int64,
         pollMilliseconds: Int, pageSize: Int, diagnostics: Diagnostics, security: ServerSecurity? = nil,
-        reloads: WakeUpPipe? = nil
+        reloads: WakeUpPipe? = nil, heartbeat: Heartbeat = Heartbeat()
     ) {
+        self.heartbeat = heartbeat
         requestGuard = RequestGuard(security: security)
         self.reloads = reloads
         self.publisher = publisher
@@ -56,7 +59,8 @@ struct FeedPublishingLoop: ~Copyable {
                 if let reloads { items.append(reloads.readable) }
                 let wait =
                     publisher.isBound ? pacing.nextWaitMilliseconds : FeedPublisher.rebindRetryMilliseconds
-                let ready = try ZMQPoll.wait(items, timeoutMilliseconds: wait)
+                let ready = try ZMQPoll.wait(items, timeoutMilliseconds: heartbeat.pollTimeout(wait))
+                heartbeat.beat()
                 if let reloads, ready[1] || !publisher.isBound {
                     reloads.drain()
                     rebindFeed()

@@ -13,7 +13,8 @@ public import LogbookZMQ
 /// With `security`, as in a worker: a ZAP handler first (`ZAPThread`), then every socket a
 /// CURVE server (the feed admits readers and admins, the hints socket writers and admins:
 /// the workers' own keys, the log ROUTER checks each request); `reloadAllowList()` (SIGHUP)
-/// puts a new list in force and binds the feed anew.
+/// puts a new list in force and binds the feed anew. With `supervision`, both loops (and the
+/// ZAP handler) check in with the supervisor's watchdog on every turn (`Heartbeat`).
 public final class FeedService: Sendable {
     private let context: ZMQContext
     private let endpoints: ServiceEndpoints
@@ -23,6 +24,7 @@ public final class FeedService: Sendable {
     private let pollMilliseconds: Int
     private let pageSize: Int
     private let security: ServerSecurity?
+    private let supervision: Supervision
     private let threads = ThreadGroup()
 
     /// Publishes at `endpoints.feed`, serves `ReadLog` at `endpoints.log` and takes the
@@ -30,9 +32,11 @@ public final class FeedService: Sendable {
     /// the log every `pollMilliseconds`.
     public init(
         endpoints: ServiceEndpoints, hints: String, openStore: @escaping WorkerService.StoreOpener,
-        diagnostics: Diagnostics, pollMilliseconds: Int = 200, pageSize: Int = 1_000, security: ServerSecurity? = nil
+        diagnostics: Diagnostics, pollMilliseconds: Int = 200, pageSize: Int = 1_000, security: ServerSecurity? = nil,
+        supervision: Supervision = Supervision()
     ) throws(ZMQError) {
         context = try ZMQContext()
+        self.supervision = supervision
         self.security = security
         self.endpoints = endpoints
         self.hints = hints
@@ -45,12 +49,14 @@ public final class FeedService: Sendable {
     public func start() throws(ServiceStartError) {
         do {
             if let security {
-                try ZAPThread.start(context, security: security, diagnostics: diagnostics, threads: threads)
+                try ZAPThread.start(
+                    context, security: security, diagnostics: diagnostics, threads: threads, supervision: supervision)
             }
             try threads.startGated([
                 ("logbook-feed", { [self] gate in runPublishingLoop(gate) }),
                 LogReadLoop.thread(
-                    context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security),
+                    context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security,
+                    supervision: supervision),
             ])
         } catch {
             stop()
@@ -91,7 +97,7 @@ public final class FeedService: Sendable {
             loop = FeedPublishingLoop(
                 publisher: publisher, hints: subscriber, store: store, cursor: head,
                 pollMilliseconds: pollMilliseconds, pageSize: pageSize, diagnostics: diagnostics,
-                security: security, reloads: reloads)
+                security: security, reloads: reloads, heartbeat: supervision.heartbeat(for: "feed"))
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("feed sockets", error.description))
         } catch {

@@ -18,15 +18,19 @@ struct ProjectionLoop: ~Copyable {
     var generation: Int
     let state: QueryProcessState
     let diagnostics: Diagnostics
+    /// Checked in on every turn, for the supervisor's watchdog.
+    var heartbeat = Heartbeat()
 
     mutating func run() {
         publish()
         var failing = false
         while true {
+            heartbeat.beat()
             do {
                 try handleRequests()
                 var (batch, woken) = try follower.waitForNext(
-                    timeoutMilliseconds: Self.idleCatchUpMilliseconds, alsoWatching: [state.projectionWake.readable])
+                    timeoutMilliseconds: heartbeat.pollTimeout(Self.idleCatchUpMilliseconds),
+                    alsoWatching: [state.projectionWake.readable])
                 if woken[0] { state.projectionWake.drain() }
                 // Far behind, several pages go in one transaction: far fewer pages are
                 // written to the WAL than with one commit per page.

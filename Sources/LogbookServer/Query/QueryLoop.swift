@@ -22,14 +22,18 @@ struct QueryLoop: ~Copyable {
     let uptime: Uptime
     let diagnostics: Diagnostics
     let requestGuard: RequestGuard
+    /// Checked in on every turn, for the supervisor's watchdog.
+    let heartbeat: Heartbeat
     private var parked = ParkedQueries<RoutedRequest>()
     private var rebuilds = RebuildRequests()
     private var answered = 0
 
     init(
         router: consuming ZMQSocket, reader: GenerationReader, state: QueryProcessState,
-        startRebuild: @escaping () -> Void, clock: any Clock, diagnostics: Diagnostics, security: ServerSecurity? = nil
+        startRebuild: @escaping () -> Void, clock: any Clock, diagnostics: Diagnostics, security: ServerSecurity? = nil,
+        heartbeat: Heartbeat = Heartbeat()
     ) {
+        self.heartbeat = heartbeat
         requestGuard = RequestGuard(security: security)
         self.router = router
         self.reader = reader
@@ -42,8 +46,9 @@ struct QueryLoop: ~Copyable {
     mutating func run() {
         while true {
             do {
-                let timeout = parked.pollTimeout(now: MonotonicClock.milliseconds())
+                let timeout = heartbeat.pollTimeout(parked.pollTimeout(now: MonotonicClock.milliseconds()))
                 let ready = try ZMQPoll.wait([router.readable, state.queryWake.readable], timeoutMilliseconds: timeout)
+                heartbeat.beat()
                 if ready[1] { state.queryWake.drain() }
                 // One snapshot per turn: answering from it with a reader of another
                 // generation would give a waiting query rows older than its position.

@@ -10,6 +10,9 @@ public import LogbookZMQ
 /// With `security`, its queries socket is a CURVE server behind a ZAP handler bound first
 /// (`ZAPThread`), as in the worker; with `clientKeys`, its feed and log-read connections to
 /// the worker are CURVE clients with the query process's own key (a `reader` on the worker).
+/// With `supervision`, the projection and query loops (and the ZAP handler) check in with
+/// the supervisor's watchdog on every turn (`Heartbeat`); the rebuild thread, a one-off job,
+/// does not.
 public final class QueryService: Sendable {
     private let context: ZMQContext
     private let endpoints: ServiceEndpoints
@@ -19,23 +22,26 @@ public final class QueryService: Sendable {
     private let state: QueryProcessState
     private let security: ServerSecurity?
     private let clientKeys: CurveClientKeys?
+    private let supervision: Supervision
     private let threads = ThreadGroup()
 
     public convenience init(
         endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics,
-        security: ServerSecurity? = nil, clientKeys: CurveClientKeys? = nil
+        security: ServerSecurity? = nil, clientKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision()
     ) throws(ZMQError) {
         try self.init(
             context: try ZMQContext(), endpoints: endpoints, generations: generations, clock: clock,
-            diagnostics: diagnostics, security: security, clientKeys: clientKeys)
+            diagnostics: diagnostics, security: security, clientKeys: clientKeys, supervision: supervision)
     }
 
     /// A query process on a context the caller made (a test may bind something in it first).
     init(
         context: ZMQContext, endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock,
-        diagnostics: Diagnostics, security: ServerSecurity?, clientKeys: CurveClientKeys?
+        diagnostics: Diagnostics, security: ServerSecurity?, clientKeys: CurveClientKeys?,
+        supervision: Supervision = Supervision()
     ) throws(ZMQError) {
         self.context = context
+        self.supervision = supervision
         self.security = security
         self.clientKeys = clientKeys
         state = try QueryProcessState()
@@ -56,7 +62,8 @@ public final class QueryService: Sendable {
         }
         if let security {
             do {
-                try ZAPThread.start(context, security: security, diagnostics: diagnostics, threads: threads)
+                try ZAPThread.start(
+                    context, security: security, diagnostics: diagnostics, threads: threads, supervision: supervision)
             } catch {
                 stop()
                 throw error
@@ -119,7 +126,8 @@ public final class QueryService: Sendable {
             return gate.fail(ServiceStartError("feed", error.description))
         }
         var loop = ProjectionLoop(
-            follower: follower, store: store, generation: generation, state: state, diagnostics: diagnostics)
+            follower: follower, store: store, generation: generation, state: state, diagnostics: diagnostics,
+            heartbeat: supervision.heartbeat(for: "projection"))
         gate.open()
         loop.run()
     }
@@ -132,7 +140,8 @@ public final class QueryService: Sendable {
             let router = try ServerSockets.router(context, at: endpoints.queries, security: security)
             loop = QueryLoop(
                 router: router, reader: reader, state: state, startRebuild: { [self] in startRebuild() },
-                clock: clock, diagnostics: diagnostics, security: security)
+                clock: clock, diagnostics: diagnostics, security: security,
+                heartbeat: supervision.heartbeat(for: "queries"))
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("queries socket", error.description))
         } catch {

@@ -7,10 +7,12 @@ import LogbookZMQ
 /// handler admits every key.
 enum ZAPThread {
     static func start(
-        _ context: ZMQContext, security: ServerSecurity, diagnostics: Diagnostics, threads: ThreadGroup
+        _ context: ZMQContext, security: ServerSecurity, diagnostics: Diagnostics, threads: ThreadGroup,
+        supervision: Supervision = Supervision()
     ) throws(ServiceStartError) {
         let gate = StartupGate()
         threads.start(name: "logbook-zap") {
+            let heartbeat = supervision.heartbeat(for: "ZAP handler")
             let socket: ZMQSocket
             do {
                 socket = try ZAPHandler.bind(context)
@@ -20,7 +22,9 @@ enum ZAPThread {
                         "ZAP handler", "\(error); refusing to start, as CURVE without it would admit every key"))
             }
             gate.open()
-            ZAPHandler.serve(socket, security: security, observer: RefusalLog(diagnostics))
+            ZAPHandler.serve(
+                socket, security: security, observer: RefusalLog(diagnostics),
+                waitMilliseconds: heartbeat.pollTimeout(ZAPHandler.quietMilliseconds), turned: heartbeat.beat)
         }
         try gate.wait()
     }

@@ -26,14 +26,17 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     let requestGuard: RequestGuard
     /// Readable after each reload of the allow-list (nil with security off).
     let reloads: WakeUpPipe?
+    /// Checked in on every turn, for the supervisor's watchdog.
+    let heartbeat: Heartbeat
     private var statistics = WorkerStatistics()
     private let uptime: Uptime
 
     init(
         router: consuming ZMQSocket, announcer: consuming Announcer, handler: CommandHandler, store: any EventStore,
         clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int, security: ServerSecurity? = nil,
-        reloads: WakeUpPipe? = nil
+        reloads: WakeUpPipe? = nil, heartbeat: Heartbeat = Heartbeat()
     ) {
+        self.heartbeat = heartbeat
         self.router = router
         self.announcer = announcer
         self.handler = handler
@@ -53,7 +56,10 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 var items = [router.readable]
                 if let reloads { items.append(reloads.readable) }
                 let ready = try ZMQPoll.wait(
-                    items, timeoutMilliseconds: announcer.isReady ? -1 : FeedPublisher.rebindRetryMilliseconds)
+                    items,
+                    timeoutMilliseconds: heartbeat.pollTimeout(
+                        announcer.isReady ? -1 : FeedPublisher.rebindRetryMilliseconds))
+                heartbeat.beat()
                 if let reloads, ready[1] || !announcer.isReady {
                     reloads.drain()
                     announceReload()

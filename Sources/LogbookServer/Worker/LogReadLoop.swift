@@ -12,17 +12,21 @@ struct LogReadLoop: ~Copyable {
     let reader: LogReader
     let diagnostics: Diagnostics
     var requestGuard = RequestGuard(security: nil)
+    /// Checked in on every turn, for the supervisor's watchdog.
+    var heartbeat = Heartbeat()
 
     /// The log-read thread of a worker or a feed process, for `ThreadGroup.startGated`.
     /// With `security`, the log ROUTER is a CURVE server (the process's ZAP handler must be up).
     static func thread(
         _ context: ZMQContext, at endpoint: String, openStore: @escaping WorkerService.StoreOpener,
-        diagnostics: Diagnostics, security: ServerSecurity? = nil
+        diagnostics: Diagnostics, security: ServerSecurity? = nil, supervision: Supervision = Supervision()
     ) -> (name: String, body: @Sendable (StartupGate) -> Void) {
         (
             "logbook-log-reads",
             { gate in
-                serve(context, at: endpoint, openStore: openStore, diagnostics: diagnostics, security: security, gate)
+                serve(
+                    context, at: endpoint, openStore: openStore, diagnostics: diagnostics, security: security,
+                    heartbeat: supervision.heartbeat(for: "log reads"), gate)
             }
         )
     }
@@ -32,14 +36,14 @@ struct LogReadLoop: ~Copyable {
     /// body of a log-read thread, in a worker and in a feed process.
     static func serve(
         _ context: ZMQContext, at endpoint: String, openStore: WorkerService.StoreOpener, diagnostics: Diagnostics,
-        security: ServerSecurity?, _ gate: StartupGate
+        security: ServerSecurity?, heartbeat: Heartbeat = Heartbeat(), _ gate: StartupGate
     ) {
         let loop: LogReadLoop
         do {
             let reader = LogReader(store: RetriedReads(try openStore()))
             loop = LogReadLoop(
                 router: try ServerSockets.router(context, at: endpoint, security: security), reader: reader,
-                diagnostics: diagnostics, requestGuard: RequestGuard(security: security))
+                diagnostics: diagnostics, requestGuard: RequestGuard(security: security), heartbeat: heartbeat)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("log socket", error.description))
         } catch {
@@ -55,7 +59,9 @@ struct LogReadLoop: ~Copyable {
         var buffer: [UInt8] = []
         while true {
             do {
-                guard let message = try router.receiveMessage() else { continue }
+                let readable = try ZMQPoll.wait([router.readable], timeoutMilliseconds: heartbeat.pollTimeout(-1))[0]
+                heartbeat.beat()
+                guard readable, let message = try router.receiveMessage(wait: false) else { continue }
                 let request = RoutedRequest(message)
                 guard requestGuard.isListed(request.metadata) else { continue }
                 answer(request, into: &buffer)

@@ -12,6 +12,9 @@ public import LogbookZMQ
 /// fails if it cannot be bound. `reloadAllowList()` (SIGHUP) puts a new list in force. Its
 /// hints to feed processes (PostgreSQL) go out as a CURVE client with `hintKeys`, a key of
 /// its own that the feed processes list as a `writer`.
+///
+/// With `supervision` (systemd's watchdog), each serving loop, its ZAP handler's too, checks
+/// in on every turn (`Heartbeat`); the caller says ready once `start()` returned.
 public final class WorkerService: Sendable {
     /// Opens a connection to the event log; called once on each thread that needs one.
     public typealias StoreOpener = @Sendable () throws(EventStoreError) -> any EventStore
@@ -36,26 +39,28 @@ public final class WorkerService: Sendable {
     private let afterCommit: AfterCommit
     private let security: ServerSecurity?
     private let hintKeys: CurveClientKeys?
+    private let supervision: Supervision
     private let threads = ThreadGroup()
 
     public convenience init(
         endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock, ids: any IDGenerator,
         diagnostics: Diagnostics, maximumBatch: Int = 2_048, afterCommit: AfterCommit = .publishFeed,
-        security: ServerSecurity? = nil, hintKeys: CurveClientKeys? = nil
+        security: ServerSecurity? = nil, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision()
     ) throws(ZMQError) {
         try self.init(
             context: try ZMQContext(), endpoints: endpoints, openStore: openStore, clock: clock, ids: ids,
             diagnostics: diagnostics, maximumBatch: maximumBatch, afterCommit: afterCommit, security: security,
-            hintKeys: hintKeys)
+            hintKeys: hintKeys, supervision: supervision)
     }
 
     /// A worker on a context the caller made (a test may bind something in it first).
     init(
         context: ZMQContext, endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock,
         ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int, afterCommit: AfterCommit = .publishFeed,
-        security: ServerSecurity?, hintKeys: CurveClientKeys? = nil
+        security: ServerSecurity?, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision()
     ) throws(ZMQError) {
         self.context = context
+        self.supervision = supervision
         self.security = security
         self.hintKeys = hintKeys
         self.endpoints = endpoints
@@ -70,12 +75,14 @@ public final class WorkerService: Sendable {
     public func start() throws(ServiceStartError) {
         do {
             if let security {
-                try ZAPThread.start(context, security: security, diagnostics: diagnostics, threads: threads)
+                try ZAPThread.start(
+                    context, security: security, diagnostics: diagnostics, threads: threads, supervision: supervision)
             }
             try threads.startGated([
                 ("logbook-commands", { [self] gate in runCommandLoop(gate) }),
                 LogReadLoop.thread(
-                    context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security),
+                    context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security,
+                    supervision: supervision),
             ])
         } catch {
             stop()
@@ -140,7 +147,8 @@ public final class WorkerService: Sendable {
             let router = try ServerSockets.router(context, at: endpoints.commands, security: security)
             loop = CommandLoop(
                 router: router, announcer: announcer, handler: handler, store: store, clock: clock,
-                diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads)
+                diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads,
+                heartbeat: supervision.heartbeat(for: "commands"))
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("worker sockets", error.description))
         } catch {

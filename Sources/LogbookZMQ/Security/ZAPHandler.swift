@@ -10,7 +10,7 @@
 public enum ZAPHandler {
     public static let endpoint = "inproc://zeromq.zap.01"
     /// How often, without requests, the observer hears `quiet()`.
-    static let quietMilliseconds = 1_000
+    public static let quietMilliseconds = 1_000
 
     /// The handler's socket, bound. Call on the thread that then calls `serve`.
     public static func bind(_ context: ZMQContext) throws(ZMQError) -> ZMQSocket {
@@ -19,13 +19,18 @@ public enum ZAPHandler {
         return socket
     }
 
-    /// Answers requests until the context is shut down.
-    public static func serve(_ socket: borrowing ZMQSocket, security: ServerSecurity, observer: any ZAPObserver) {
+    /// Answers requests until the context is shut down, calling `turned` after every wait
+    /// (a request, or `waitMilliseconds` without one: at most `quietMilliseconds`).
+    public static func serve(
+        _ socket: borrowing ZMQSocket, security: ServerSecurity, observer: any ZAPObserver,
+        waitMilliseconds: Int = quietMilliseconds, turned: () -> Void = {}
+    ) {
         while true {
             do {
-                guard try ZMQPoll.wait([socket.readable], timeoutMilliseconds: quietMilliseconds)[0],
-                    let frames = try socket.receive(wait: false)
-                else {
+                let readable = try ZMQPoll.wait(
+                    [socket.readable], timeoutMilliseconds: min(waitMilliseconds, quietMilliseconds))[0]
+                turned()
+                guard readable, let frames = try socket.receive(wait: false) else {
                     observer.quiet()
                     continue
                 }

@@ -64,11 +64,19 @@ final class PostgresCluster: @unchecked Sendable {
         return cluster
     }
 
-    func startFeed() async throws {
+    func startFeed(environment: [String: String] = [:]) async throws {
         try await start(
             "feed",
             ["run", "feed", "--store", url, "--feed", feed, "--log", feedLog, "--hints", hints],
-            startedLine: "feed started")
+            startedLine: "feed started", environment: environment)
+    }
+
+    /// Sends `signal` to the process called `name` and waits for it to end; returns its exit status.
+    func stop(_ name: String, _ signal: Int32 = SIGTERM) -> Int32 {
+        guard let process = processes.removeValue(forKey: name) else { return -1 }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 
     func startWorker(_ index: Int) async throws {
@@ -95,11 +103,15 @@ final class PostgresCluster: @unchecked Sendable {
             ["send", type, data, "--id", id, "--commands", workers[index].commands, "--attempts", "1"])
     }
 
-    private func start(_ name: String, _ arguments: [String], startedLine: String) async throws {
+    private func start(
+        _ name: String, _ arguments: [String], startedLine: String, environment: [String: String] = [:]
+    ) async throws {
         let process = Process()
         process.executableURL = ServiceCluster.binary
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LOGBOOK_") }
+        process.environment = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("LOGBOOK_") && !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].contains($0.key)
+        }.merging(environment) { $1 }
         let logURL = directory.appendingPathComponent("\(name).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: logURL)

@@ -220,6 +220,27 @@ func isListening(_ endpoint: String) -> Bool {
     }
 }
 
+/// A listening TCP socket on a `tcp://127.0.0.1:port` endpoint, so that a process meant to
+/// bind it cannot; nil when it could not be taken. Close the descriptor to give the port back.
+func takePort(_ endpoint: String) -> Int32? {
+    guard let port = endpoint.split(separator: ":").last.flatMap({ UInt16($0) }) else { return nil }
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 && listen(fd, 8) == 0
+        }
+    }
+    guard bound else {
+        close(fd)
+        return nil
+    }
+    return fd
+}
+
 /// Whether a process with this id exists (and is not a zombie).
 func processExists(_ pid: pid_t) -> Bool {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
