@@ -24,6 +24,7 @@ public final class FeedService: Sendable {
     private let pageSize: Int
     private let security: ServerSecurity?
     private let threads = ThreadGroup()
+    private let stopRequest: StopRequest
 
     /// Publishes at `endpoints.feed`, serves `ReadLog` at `endpoints.log` and takes the
     /// workers' hints at `hints` (bound here; the workers connect). Without a hint it reads
@@ -33,6 +34,7 @@ public final class FeedService: Sendable {
         diagnostics: Diagnostics, pollMilliseconds: Int = 200, pageSize: Int = 1_000, security: ServerSecurity? = nil
     ) throws(ZMQError) {
         context = try ZMQContext()
+        stopRequest = try StopRequest()
         self.security = security
         self.endpoints = endpoints
         self.hints = hints
@@ -50,7 +52,8 @@ public final class FeedService: Sendable {
             try threads.startGated([
                 ("logbook-feed", { [self] gate in runPublishingLoop(gate) }),
                 LogReadLoop.thread(
-                    context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security),
+                    context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security,
+                    stop: stopRequest),
             ])
         } catch {
             stop()
@@ -70,8 +73,12 @@ public final class FeedService: Sendable {
         security.reload(reporting: diagnostics)
     }
 
-    /// Stops serving; blocks until both threads have closed their sockets.
+    /// Stops serving; blocks until both threads have closed their sockets. The log-read loop
+    /// first hands on the pages it holds (`StopRequest`); what the feed did not publish,
+    /// subscribers read from the log.
     public func stop() {
+        stopRequest.request()
+        stopRequest.waitForLoops(1, upTo: 2 * StopRequest.drainMilliseconds)
         context.shutdown()
         threads.joinAll()
     }

@@ -12,6 +12,10 @@ import LogbookZMQ
 /// With CURVE on, queries need `reader` (or `admin`), `Status` and `Rebuild` need `admin`
 /// (`RequestGuard`); a revoked key gets no reply, and a parked query of a key revoked
 /// while it waited is answered all the same (it was admitted when it came).
+///
+/// Replies go through a `ReplyOutbox`: a client that does not read pins a bounded number of
+/// bytes. When `stop` is requested it takes no new request, answers what is due, hands on
+/// the replies waiting (bounded) and closes with a linger; queries still parked get nothing.
 struct QueryLoop: ~Copyable {
     typealias Snapshot = QueryProcessState.Snapshot
 
@@ -22,14 +26,18 @@ struct QueryLoop: ~Copyable {
     let uptime: Uptime
     let diagnostics: Diagnostics
     let requestGuard: RequestGuard
+    let stop: StopRequest?
+    private var outbox = ReplyOutbox()
     private var parked = ParkedQueries<RoutedRequest>()
     private var rebuilds = RebuildRequests()
     private var answered = 0
 
     init(
         router: consuming ZMQSocket, reader: GenerationReader, state: QueryProcessState,
-        startRebuild: @escaping () -> Void, clock: any Clock, diagnostics: Diagnostics, security: ServerSecurity? = nil
+        startRebuild: @escaping () -> Void, clock: any Clock, diagnostics: Diagnostics, security: ServerSecurity? = nil,
+        stop: StopRequest? = nil
     ) {
+        self.stop = stop
         requestGuard = RequestGuard(security: security)
         self.router = router
         self.reader = reader
@@ -42,9 +50,17 @@ struct QueryLoop: ~Copyable {
     mutating func run() {
         while true {
             do {
-                let timeout = parked.pollTimeout(now: MonotonicClock.milliseconds())
-                let ready = try ZMQPoll.wait([router.readable, state.queryWake.readable], timeoutMilliseconds: timeout)
+                let timeout = PollTimeout.earliest(
+                    parked.pollTimeout(now: MonotonicClock.milliseconds()), outbox.pollTimeout)
+                var items = [router.readable, state.queryWake.readable]
+                if let stop { items.append(stop.readable) }
+                let ready = try ZMQPoll.wait(items, timeoutMilliseconds: timeout)
                 if ready[1] { state.queryWake.drain() }
+                try outbox.flush(on: router)
+                if let stop, stop.isRequested {
+                    try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
+                    return try router.set(.linger, Int32(StopRequest.drainMilliseconds))
+                }
                 // One snapshot per turn: answering from it with a reader of another
                 // generation would give a waiting query rows older than its position.
                 let snapshot = state.read()
@@ -157,9 +173,11 @@ struct QueryLoop: ~Copyable {
             peers: requestGuard.security.map(\.peerStatus))
     }
 
-    private func send(_ routed: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
-        if !(try router.send(routed.reply(JSONWriter.bytes(document)), wait: false)) {
-            diagnostics.debug("query reply dropped: the client is gone or not reading")
+    private mutating func send(_ routed: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
+        switch try outbox.send(routed.reply(JSONWriter.bytes(document)), on: router) {
+        case .sent, .kept: break
+        case .gone: diagnostics.debug("query reply dropped: the client is gone")
+        case .overBudget: diagnostics.debug("query reply dropped: the client is not reading its replies")
         }
     }
 }

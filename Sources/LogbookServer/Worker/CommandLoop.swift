@@ -10,7 +10,13 @@ import LogbookZMQ
 /// and only then replies to each and announces the new events in position order: it
 /// publishes them (`FeedPublisher`, SQLite) or hints the feed processes (`CommitHints`,
 /// PostgreSQL), whichever `Announcer` it was given.
-/// A client that vanished before its reply costs nothing: its reply is dropped.
+/// A client that vanished before its reply costs nothing: its reply is dropped. A client
+/// that does not read its replies pins at most its `ReplyOutbox` budget and the socket's
+/// reply queue (`ServerSockets.ReplyQueue.commands`); others are served meanwhile.
+///
+/// When `stop` is requested it takes no new request: the batch in hand is committed and
+/// replied to and its events announced, the replies still waiting are handed on (at most
+/// `StopRequest.drainMilliseconds`), and the sockets close with a linger of that bound.
 ///
 /// With CURVE on, each request is checked against its sender's current role (`RequestGuard`):
 /// commands need `writer` (or `admin`), `Status` needs `admin`; and after each reload of the
@@ -26,14 +32,17 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     let requestGuard: RequestGuard
     /// Readable after each reload of the allow-list (nil with security off).
     let reloads: WakeUpPipe?
+    let stop: StopRequest?
+    private var outbox = ReplyOutbox()
     private var statistics = WorkerStatistics()
     private let uptime: Uptime
 
     init(
         router: consuming ZMQSocket, announcer: consuming Announcer, handler: CommandHandler, store: any EventStore,
         clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int, security: ServerSecurity? = nil,
-        reloads: WakeUpPipe? = nil
+        reloads: WakeUpPipe? = nil, stop: StopRequest? = nil
     ) {
+        self.stop = stop
         self.router = router
         self.announcer = announcer
         self.handler = handler
@@ -46,18 +55,23 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         uptime = Uptime(clock)
     }
 
-    /// Serves until the context is shut down.
+    /// Serves until the context is shut down or `stop` is requested.
     mutating func run() {
         while true {
             do {
                 var items = [router.readable]
                 if let reloads { items.append(reloads.readable) }
+                if let stop { items.append(stop.readable) }
                 let ready = try ZMQPoll.wait(
-                    items, timeoutMilliseconds: announcer.isReady ? -1 : FeedPublisher.rebindRetryMilliseconds)
+                    items,
+                    timeoutMilliseconds: PollTimeout.earliest(
+                        announcer.isReady ? -1 : FeedPublisher.rebindRetryMilliseconds, outbox.pollTimeout))
                 if let reloads, ready[1] || !announcer.isReady {
                     reloads.drain()
                     announceReload()
                 }
+                try outbox.flush(on: router)
+                if let stop, stop.isRequested { return try finish() }
                 try serveWaitingRequests()
             } catch {
                 if error.isTerminated { return }
@@ -65,6 +79,15 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 diagnostics.error("command loop: socket error", ["error": error.description])
             }
         }
+    }
+
+    /// A clean stop: hands on the replies still waiting, then lets libzmq deliver what it
+    /// holds (replies and feed messages) while the sockets close.
+    private mutating func finish() throws(ZMQError) {
+        try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
+        try router.set(.linger, Int32(StopRequest.drainMilliseconds))
+        try announcer.finish(lingering: StopRequest.drainMilliseconds)
+        diagnostics.info("command loop stopped", ["replies undelivered": "\(outbox.waitingCount)"])
     }
 
     /// Tells the announcer the allow-list was reloaded (a feed is bound anew, so every
@@ -155,13 +178,15 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         return WireEncoding.success(id: id, ["result": status.json])
     }
 
-    private func reply(_ request: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
+    private mutating func reply(_ request: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
         try reply(request, bytes: JSONWriter.bytes(document))
     }
 
-    private func reply(_ request: RoutedRequest, bytes: [UInt8]) throws(ZMQError) {
-        if !(try router.send(request.reply(bytes), wait: false)) {
-            diagnostics.debug("reply dropped: the client is gone or not reading")
+    private mutating func reply(_ request: RoutedRequest, bytes: [UInt8]) throws(ZMQError) {
+        switch try outbox.send(request.reply(bytes), on: router) {
+        case .sent, .kept: break
+        case .gone: diagnostics.debug("reply dropped: the client is gone")
+        case .overBudget: diagnostics.debug("reply dropped: the client is not reading its replies")
         }
     }
 }
