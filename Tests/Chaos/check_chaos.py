@@ -213,17 +213,27 @@ class Suite:
         self.cluster.start("worker")
         # The query process with queries in flight.
         context = zmq.Context.instance()
+        answered_before = self.cluster.status("queries", 5_000)["result"]["queriesAnswered"]
         asker = context.socket(zmq.DEALER)
         asker.linger = 0
         asker.connect(self.cluster.endpoints["queries"])
-        for number in range(200):
+        for number in range(400):
             asker.send_multipart([b"", json.dumps({"id": f"q-{number}", "type": "ListProducts",
-                                                   "data": {"limit": 50}}).encode()])
+                                                   "data": {"perPage": 50}}).encode()])
         status = self.cluster.terminate("query")
+        received = 0
+        while asker.poll(1_000):
+            asker.recv_multipart()
+            received += 1
         asker.close()
-        self.note(f"SIGTERM query process with queries in flight: exit status {status}")
+        stopped = [line for line in self.cluster.log_tail("query", 50).splitlines() if "query loop stopped" in line]
+        answered = int(stopped[-1].split("answered=")[1].split()[0]) - answered_before if stopped else None
+        self.note(f"SIGTERM query process with queries in flight: exit status {status}, answered {answered}, "
+                  f"replies received {received} of 400 sent")
         if status != 0:
             self.fail(f"the query process exited {status} on SIGTERM")
+        if answered != received:
+            self.fail(f"the query process answered {answered} queries, the client received {received}")
         self.cluster.start("query")
 
 
@@ -251,11 +261,11 @@ def main() -> int:
             suite.slow_readers(1)
             suite.slow_readers(2)
         if "killworker" in parts:
-            suite.kill_worker(4)
+            suite.kill_worker(6)
         if "killquery" in parts:
             suite.kill_query(3)
         if "fuzz" in parts:
-            suite.fuzz(2_000)
+            suite.fuzz(5_000)
         if "sigterm" in parts:
             suite.sigterm()
     except ClusterFailure as error:

@@ -57,10 +57,7 @@ struct QueryLoop: ~Copyable {
                 let ready = try ZMQPoll.wait(items, timeoutMilliseconds: timeout)
                 if ready[1] { state.queryWake.drain() }
                 try outbox.flush(on: router)
-                if let stop, stop.isRequested {
-                    try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
-                    return try router.set(.linger, Int32(StopRequest.drainMilliseconds))
-                }
+                if let stop, stop.isRequested { return try finish() }
                 // One snapshot per turn: answering from it with a reader of another
                 // generation would give a waiting query rows older than its position.
                 let snapshot = state.read()
@@ -86,6 +83,19 @@ struct QueryLoop: ~Copyable {
                 diagnostics.error("query loop: socket error", ["error": error.description])
             }
         }
+    }
+
+    /// A clean stop: hands on the replies still waiting, then lets libzmq deliver what it
+    /// holds while the socket closes.
+    private mutating func finish() throws(ZMQError) {
+        try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
+        try router.set(.linger, Int32(StopRequest.drainMilliseconds))
+        diagnostics.info(
+            "query loop stopped",
+            [
+                "answered": "\(answered)", "undelivered": "\(outbox.waitingCount)",
+                "parked": "\(parked.count)",
+            ])
     }
 
     private mutating func serve(_ routed: RoutedRequest, _ snapshot: Snapshot) throws(ZMQError) {

@@ -87,7 +87,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
         try router.set(.linger, Int32(StopRequest.drainMilliseconds))
         try announcer.finish(lingering: StopRequest.drainMilliseconds)
-        diagnostics.info("command loop stopped", ["replies undelivered": "\(outbox.waitingCount)"])
+        diagnostics.info("command loop stopped", ["undelivered": "\(outbox.waitingCount)"])
     }
 
     /// Tells the announcer the allow-list was reloaded (a feed is bound anew, so every
