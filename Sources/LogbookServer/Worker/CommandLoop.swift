@@ -119,6 +119,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         }
         guard !commands.isEmpty else { return }
         let outcomes = handler.handle(commands.map(\.command))
+        logStoreFailures(outcomes)
         statistics.record(batchOf: outcomes)
         statistics.decidedAgain = handler.commandsDecidedAgain
         var fresh: [RecordedEvent] = []
@@ -136,6 +137,15 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         }
         statistics.published += try announcer.announce(announcement)
         if outcomes.count > 1 { diagnostics.debug("batch committed", ["commands": "\(outcomes.count)"]) }
+    }
+
+    /// Says in the process log what clients are not told of a store's failure (the path,
+    /// SQLite's own words): once per batch, with how many commands it refused.
+    private func logStoreFailures(_ outcomes: [CommandOutcome]) {
+        var failed: [ServiceError] = []
+        for case .rejected(let error) in outcomes where error.serverDetail != nil { failed.append(error) }
+        guard let first = failed.first, let detail = first.serverDetail else { return }
+        diagnostics.warning("commands refused: the event log failed", ["error": detail, "commands": "\(failed.count)"])
     }
 
     private enum Classified {

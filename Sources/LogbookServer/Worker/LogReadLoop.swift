@@ -120,6 +120,9 @@ struct LogReadLoop: ~Copyable {
         do {
             LogReader.writeReply(id: request.id, try reader.read(LogReadRequest(wire: request)), into: &output)
         } catch {
+            if let detail = error.serverDetail {
+                diagnostics.warning("log read failed: the event log cannot be read", ["error": detail])
+            }
             output = failure(id: request.id, error)
         }
     }
