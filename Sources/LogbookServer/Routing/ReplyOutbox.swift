@@ -7,11 +7,11 @@ import LogbookZMQ
 ///
 /// A ROUTER's queue to each client holds at most its send high-water mark of messages
 /// (`ServerSockets.router`, a few per socket); a reply that finds that queue full waits
-/// here, in order, and `flush` hands it on when the client has read. A client whose waiting
-/// replies already reach `budgetBytes` gets nothing more (its further replies are dropped,
-/// and a loop may stop serving its requests: `isOverBudget`) until it reads; one reply is
-/// always kept, however large, when none waits. A client that is gone (libzmq no longer
-/// routes to it) loses what waits for it.
+/// here, in order, and `flush` hands it on when the client has read. A reply that would take
+/// a client's waiting replies past `budgetBytes` is dropped, and so is every later one (a
+/// loop may stop serving its requests: `isOverBudget`) until the client has read all that
+/// was kept; one reply is always kept, however large, when none waits. A client that is
+/// gone (libzmq no longer routes to it) loses what waits for it.
 ///
 /// So what one client can pin on a socket is: the high-water mark × that socket's largest
 /// reply (in libzmq's queue), one more being written by libzmq's I/O thread, and
@@ -38,6 +38,9 @@ struct ReplyOutbox {
         var messages: [[[UInt8]]] = []
         var next = 0
         var bytes = 0
+        /// A reply was dropped because this backlog had the whole budget: the client gets
+        /// nothing more until it has read everything kept here.
+        var refused = false
     }
 
     let budgetBytes: Int
@@ -59,10 +62,11 @@ struct ReplyOutbox {
     /// How many replies wait here for all clients.
     var waitingCount: Int { waiting.values.reduce(0) { $0 + $1.messages.count - $1.next } }
 
-    /// Whether the client that `route` leads to has its whole budget waiting.
+    /// Whether a reply to the client that `route` leads to was dropped for want of budget
+    /// since it last read everything kept for it: it gets nothing more until it reads.
     func isOverBudget(_ route: [[UInt8]]) -> Bool {
         guard let identity = route.first, let backlog = waiting[identity] else { return false }
-        return backlog.bytes >= budgetBytes
+        return backlog.refused
     }
 
     /// Sends `frames` (the route to a client, then the reply) now, or keeps it behind the
@@ -78,7 +82,9 @@ struct ReplyOutbox {
         }
         var backlog = waiting[identity] ?? Backlog()
         let size = frames.reduce(0) { $0 + $1.count }
-        guard backlog.bytes == 0 || backlog.bytes + size <= budgetBytes else {
+        guard !backlog.refused, backlog.bytes == 0 || backlog.bytes + size <= budgetBytes else {
+            backlog.refused = true
+            waiting[identity] = backlog
             droppedOverBudget += 1
             return .overBudget
         }
