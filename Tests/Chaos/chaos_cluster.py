@@ -23,24 +23,19 @@ class ClusterFailure(Exception):
 
 class Cluster:
     ROLES = ("worker", "query")
+    SOCKETS = ("commands", "feed", "queries", "log")
 
     def __init__(self, binary: pathlib.Path, workdir: pathlib.Path):
         self.binary = binary
         self.workdir = workdir
-        commands, feed, queries, log = free_loopback_ports(4)
-        self.endpoints = {
-            "commands": f"tcp://127.0.0.1:{commands}",
-            "feed": f"tcp://127.0.0.1:{feed}",
-            "queries": f"tcp://127.0.0.1:{queries}",
-            "log": f"tcp://127.0.0.1:{log}",
-        }
+        self.endpoints = {name: f"tcp://127.0.0.1:{port}" for name, port in zip(self.SOCKETS, free_loopback_ports(4))}
         self.processes: dict[str, subprocess.Popen] = {}
         self.starts = {role: 0 for role in self.ROLES}
         self.context = zmq.Context.instance()
 
     def start(self, role: str):
         flags = []
-        for name in ("commands", "feed", "queries", "log"):
+        for name in self.SOCKETS:
             flags += [f"--{name}", self.endpoints[name]]
         self.starts[role] += 1
         stderr = open(self.workdir / f"{role}-{self.starts[role]}.stderr.log", "wb")

@@ -1,6 +1,7 @@
 """Load for the chaos suite: clients that each keep a window of commands in flight on a DEALER,
 every command an `AddProduct` of a product of its own with a name of 100 characters (so each
-appends exactly one event under its command id, and a page of 10,000 is megabytes), and the check of the log against every reply received.
+appends exactly one event under its command id, and a page of 10,000 is megabytes), and the
+check of the log against every reply received.
 
 With `resend`, a client whose oldest command has waited `resend_after` seconds (a killed
 worker) opens a fresh socket and sends every unanswered command again with the same id, as a
@@ -62,7 +63,8 @@ class CommandLoad(threading.Thread):
     def _document(self) -> tuple[str, bytes]:
         number = next(self._ids)
         command_id = f"{self.label}-{number}"
-        data = {"productId": command_id, "name": f"thing {number} ".ljust(100, "x"), "price": "1.50", "category": "food", "stock": 1}
+        data = {"productId": command_id, "name": f"thing {number} ".ljust(100, "x"), "price": "1.50",
+                "category": "food", "stock": 1}
         return command_id, json.dumps({"id": command_id, "type": "AddProduct", "data": data}).encode()
 
     def run(self):

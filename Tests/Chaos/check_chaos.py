@@ -146,31 +146,23 @@ class Suite:
         if served != 11:
             self.fail(f"slow readers ×{attackers}: a well-behaved client got {served}/11 of its pages")
 
-    def kill_worker(self, kills: int):
-        load = CommandLoad(self.cluster.endpoints["commands"], "killw", clients=8, window=16)
+    def kill_under_load(self, role: str, kills: int, clients: int):
+        """Kills `role` with SIGKILL `kills` times under load, starting it again each time."""
+        load = CommandLoad(self.cluster.endpoints["commands"], f"kill{role[0]}", clients=clients, window=16)
         load.start()
         for _ in range(kills):
             time.sleep(random.uniform(0.5, 1.2))
-            self.cluster.kill("worker")
+            self.cluster.kill(role)
             self.figures["kills"] += 1
             time.sleep(random.uniform(0.0, 0.3))
-            self.cluster.start("worker")
+            self.cluster.start(role)
         time.sleep(1)
         load.stop(drain_seconds=30)
         load.join()
-        self.account(f"kill -9 worker ×{kills}", load)
+        self.account(f"kill -9 {role} ×{kills}", load)
 
     def kill_query(self, kills: int):
-        load = CommandLoad(self.cluster.endpoints["commands"], "killq", clients=4, window=16)
-        load.start()
-        for _ in range(kills):
-            time.sleep(random.uniform(0.5, 1.0))
-            self.cluster.kill("query")
-            self.figures["kills"] += 1
-            self.cluster.start("query")
-        load.stop()
-        load.join()
-        self.account(f"kill -9 query ×{kills}", load)
+        self.kill_under_load("query", kills, clients=4)
         head = self.cluster.head()
         deadline = time.monotonic() + 60
         applied = None
@@ -261,7 +253,7 @@ def main() -> int:
             suite.slow_readers(1)
             suite.slow_readers(2)
         if "killworker" in parts:
-            suite.kill_worker(6)
+            suite.kill_under_load("worker", 6, clients=8)
         if "killquery" in parts:
             suite.kill_query(3)
         if "fuzz" in parts:
