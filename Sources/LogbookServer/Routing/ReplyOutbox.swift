@@ -28,7 +28,8 @@ struct ReplyOutbox {
         case sent
         /// Its client's queue was full: it waits here.
         case kept
-        /// Its client already has `budgetBytes` waiting: dropped.
+        /// It would take its client's waiting replies past `budgetBytes`, or one was dropped
+        /// before and the client has not read since: dropped.
         case overBudget
         /// Its client is gone: dropped.
         case gone
@@ -46,8 +47,6 @@ struct ReplyOutbox {
     let budgetBytes: Int
     /// Waiting replies by client (the identity frame a ROUTER puts first).
     private var waiting: [[UInt8]: Backlog] = [:]
-    /// How many replies were dropped because their client was over its budget.
-    private(set) var droppedOverBudget = 0
 
     init(budgetBytes: Int = Self.defaultBudgetBytes) {
         self.budgetBytes = budgetBytes
@@ -85,7 +84,6 @@ struct ReplyOutbox {
         guard !backlog.refused, backlog.bytes == 0 || backlog.bytes + size <= budgetBytes else {
             backlog.refused = true
             waiting[identity] = backlog
-            droppedOverBudget += 1
             return .overBudget
         }
         backlog.messages.append(frames)

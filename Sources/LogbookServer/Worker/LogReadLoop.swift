@@ -9,9 +9,9 @@ import LogbookZMQ
 /// With CURVE on, `ReadLog` needs `reader` (or `admin`); a revoked key gets no reply.
 ///
 /// A page is megabytes, so libzmq queues two per client (`ServerSockets.ReplyQueue.logPages`)
-/// and the rest wait in a `ReplyOutbox` bounded by bytes; a client whose waiting pages fill
-/// that budget (it sends requests and does not read the replies) has its further requests
-/// dropped unread, without reading the log for them, until it reads. When `stop` is
+/// and the rest wait in a `ReplyOutbox` bounded by bytes; a client refused for want of that
+/// budget (it sends requests and does not read the replies) has its further requests
+/// dropped unread, without reading the log for them, until it has read what was kept. When `stop` is
 /// requested it takes no new request and hands on the pages still waiting (bounded).
 struct LogReadLoop: ~Copyable {
     let router: ZMQSocket
