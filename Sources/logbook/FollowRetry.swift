@@ -33,14 +33,13 @@ struct FollowRetry {
         failures += 1
         guard failures < attempts else { throw error }
         let pause = Self.pauseMilliseconds(after: failures)
-        output.error(
-            "logbook subscribe: waiting for the log at \(endpoint) (\(error)); trying again in \(pause) ms")
+        output.note("subscribe: waiting for the log at \(endpoint) (\(error)); trying again in \(pause) ms")
         usleep(UInt32(pause * 1_000))
     }
 
     /// A read was answered: says so if it had been waiting.
     mutating func succeeded() {
-        if failures > 0 { output.error("logbook subscribe: the log at \(endpoint) answers again; following") }
+        if failures > 0 { output.note("subscribe: the log at \(endpoint) answers again; following") }
         failures = 0
     }
 }
