@@ -14,7 +14,7 @@ import LogbookZMQ
 /// while it waited is answered all the same (it was admitted when it came).
 ///
 /// Replies go through a `ReplyOutbox`: a client that does not read pins a bounded number of
-/// bytes. When `stop` is requested it takes no new request, answers what is due, hands on
+/// bytes, and once over its budget its requests are dropped unread until it reads. When `stop` is requested it takes no new request, answers what is due, hands on
 /// the replies waiting (bounded) and closes with a linger; queries still parked get nothing.
 struct QueryLoop: ~Copyable {
     typealias Snapshot = QueryProcessState.Snapshot
@@ -100,6 +100,8 @@ struct QueryLoop: ~Copyable {
 
     private mutating func serve(_ routed: RoutedRequest, _ snapshot: Snapshot) throws(ZMQError) {
         guard requestGuard.isListed(routed.metadata) else { return }
+        // A client over its reply budget gets nothing answered until it reads.
+        guard !outbox.isOverBudget(routed.route) else { return }
         let wire: WireRequest
         do {
             wire = try routed.wireRequest()

@@ -12,7 +12,8 @@ import LogbookZMQ
 /// PostgreSQL), whichever `Announcer` it was given.
 /// A client that vanished before its reply costs nothing: its reply is dropped. A client
 /// that does not read its replies pins at most its `ReplyOutbox` budget and the socket's
-/// reply queue (`ServerSockets.ReplyQueue.commands`); others are served meanwhile.
+/// reply queue (`ServerSockets.ReplyQueue.commands`), and once over that budget its requests
+/// are dropped unread until it reads; others are served meanwhile.
 ///
 /// When `stop` is requested it takes no new request: the batch in hand is committed and
 /// replied to and its events announced, the replies still waiting are handed on (at most
@@ -151,12 +152,15 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     private enum Classified {
         case command(CommandRequest)
         case reply(JSONValue)
-        /// From a key no longer listed: no reply at all.
+        /// From a key no longer listed, or a client over its reply budget: no reply at all.
         case drop
     }
 
     private mutating func classify(_ routed: RoutedRequest) -> Classified {
         guard requestGuard.isListed(routed.metadata) else { return .drop }
+        // A client that does not read its replies gets nothing done until it reads: its
+        // commands are not decided (it sends them again with their ids once it reads).
+        guard !outbox.isOverBudget(routed.route) else { return .drop }
         let request: WireRequest
         do {
             request = try routed.wireRequest()
