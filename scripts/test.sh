@@ -3,7 +3,7 @@
 # table of targets matches Package.swift; builds every target and test with warnings as
 # errors; runs all tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
 # (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too;
-# checks every message kind on the wire against schemas/; runs `logbook-bench --quick` (and its
+# checks every message kind on the wire against schemas/; runs the chaos suite (Tests/Chaos); runs `logbook-bench --quick` (and its
 # `--store postgresql` scale section) as a smoke test; runs the Python example against a real worker and query process (the wire
 # check and the example each with CURVE off and on); starts the local clusters of deploy/
 # (SQLite: a worker and two query processes, plain and with CURVE; PostgreSQL: two workers,
@@ -34,6 +34,10 @@ LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.
 .build/debug/logbook-bench --quick --out "${TMPDIR:-/tmp}/logbook-bench-quick.json"
 # And its PostgreSQL scale-out section (a throwaway cluster of its own; about 20 s).
 .build/debug/logbook-bench --store postgresql --only scale --quick --out "${TMPDIR:-/tmp}/logbook-bench-scale-quick.json"
+# The chaos suite (about a minute): slow readers (peak RSS bound), kill -9 of the worker and of the
+# query process under load, a fuzz pass on every socket, SIGTERM under load; the log is checked
+# against every acknowledged reply.
+LOGBOOK_BIN=.build/debug/logbook python3 Tests/Chaos/check_chaos.py
 LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py
 LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py --curve
 ./deploy/cluster.sh --check

@@ -20,10 +20,15 @@ public enum ErrorCode: String, Sendable, CaseIterable {
 }
 
 /// An error as a client receives it: a code, a message for people, details for programs.
+/// A message never names a server's file, host or storage engine message: an error made
+/// from a store's failure keeps those in `serverDetail`, for the process log only.
 public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: ErrorCode
     public var message: String
     public var details: [(key: String, value: ErrorDetail)]
+    /// What the process log gets and the client never sees (a path, SQLite's own words);
+    /// not part of `json` nor of equality.
+    public var serverDetail: String?
 
     public init(_ code: ErrorCode, _ message: String, details: [(key: String, value: ErrorDetail)] = []) {
         self.code = code
@@ -36,11 +41,38 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         self.init(ErrorCode(rawValue: error.code) ?? .internal, error.message, details: error.details)
     }
 
+    /// The client's side of a failure of the event log: the cause, never the path or the
+    /// storage engine's words, which stay in `serverDetail`.
     public init(_ error: EventStoreError) {
         switch error {
-        case .unavailable(let message): self.init(.unavailable, "the event log is unavailable: \(message)")
-        default: self.init(.internal, error.description)
+        case .unavailable(_, let cause): self.init(.unavailable, Self.naming(cause, "the event log is unavailable"))
+        case .notAnEventLog: self.init(.internal, "the event log's file is not a Logbook event log")
+        case .corrupt: self.init(.internal, "the event log is corrupt")
+        case .failed: self.init(.internal, "the event log failed")
+        case .unsupportedSchema, .unreadableEvent, .invalidRequest: self.init(.internal, error.description)
         }
+        serverDetail = error.description
+    }
+
+    /// The client's side of a failure of a read-model store (as for the event log).
+    public init(_ error: ReadModelStoreError) {
+        switch error {
+        case .unavailable(_, let cause): self.init(.unavailable, Self.naming(cause, "the read models are unavailable"))
+        default: self.init(.unavailable, "the read models cannot be read")
+        }
+        serverDetail = error.description
+    }
+
+    /// An error whose cause only the process log may know: `message` for the client,
+    /// `serverDetail` for the log.
+    public init(_ code: ErrorCode, _ message: String, serverDetail: String) {
+        self.init(code, message)
+        self.serverDetail = serverDetail
+    }
+
+    /// `sentence`, then the cause when there is one a client needs.
+    private static func naming(_ cause: StorageCause, _ sentence: String) -> String {
+        cause.text.map { "\(sentence): \($0)" } ?? sentence
     }
 
     /// Why a command met `wrong_expected_version`; clients see it as `details.cause`.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where a command's output goes: documents and help to stdout, one-line diagnostics to
-/// stderr, each prefixed with the program's name (`logbook: error: …`).
+/// stderr, each prefixed with the program's name (`logbook: error: …`, `logbook: …`).
 public struct StandardStreams: Sendable {
     /// The name diagnostics start with.
     public let program: String
@@ -18,6 +18,12 @@ public struct StandardStreams: Sendable {
     /// Writes `bytes` to stdout as they are.
     public func out(bytes: [UInt8]) {
         FileHandle.standardOutput.write(Data(bytes))
+    }
+
+    /// Writes `program: text` and a newline to stderr: news that is not an error (a
+    /// command waiting for a server, say).
+    public func note(_ text: String) {
+        FileHandle.standardError.write(Data("\(program): \(text)\n".utf8))
     }
 
     /// Writes `program: error: text` and a newline to stderr.

@@ -67,7 +67,7 @@ public final class PostgresEventStore: EventStore {
     }
 
     static func storeError(_ error: PostgresError, target: String) -> EventStoreError {
-        if error.isTransient { return .unavailable("\(target): \(error)") }
+        if error.isTransient { return .unavailable("\(target): \(error)", cause: .databaseServer) }
         if let state = error.sqlState, ["XX001", "XX002"].contains(state) { return .corrupt("\(target): \(error)") }
         return .failed("\(target): \(error)")
     }
@@ -86,7 +86,9 @@ public final class PostgresEventStore: EventStore {
                     return .failure(error)
                 }
             }
-            guard let connection = slot else { return .failure(EventStoreError.unavailable(target)) }
+            guard let connection = slot else {
+                return .failure(EventStoreError.unavailable(target, cause: .databaseServer))
+            }
             do {
                 return .success(try body(connection))
             } catch {

@@ -27,7 +27,7 @@ public final class SQLiteEventStore: EventStore {
         do {
             connection = try SQLiteConnection(path: path)
         } catch {
-            throw .unavailable("cannot open \(path): \(error)")
+            throw .unavailable("cannot open \(path): \(error)", cause: .cannotOpen)
         }
         do {
             try Self.prepare(connection, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
@@ -114,7 +114,7 @@ public final class SQLiteEventStore: EventStore {
             return .notAnEventLog(path: path, reason: "it is not a SQLite database")
         }
         if error.isCorruption { return .corrupt("\(path): \(error)") }
-        if error.isTransient { return .unavailable("\(path): \(error)") }
+        if error.isTransient { return .unavailable("\(path): \(error)", cause: error.cause) }
         return .failed("\(path): \(error)")
     }
 

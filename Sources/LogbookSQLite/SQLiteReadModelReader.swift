@@ -17,7 +17,9 @@ public final class SQLiteReadModelReader: ReadModelReader {
     /// empty), and `.unsupportedSchema` for a newer one.
     public init(path: String, busyTimeoutMilliseconds: Int = 5_000) throws(ReadModelStoreError) {
         self.path = path
-        guard FileManager.default.fileExists(atPath: path) else { throw .unavailable("\(path) does not exist") }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .unavailable("\(path) does not exist", cause: .cannotOpen)
+        }
         let db = try SQLiteReadModelTables.open(path)
         let tables = SQLiteReadModelTables(db: db, path: path)
         try tables.sql { () throws(SQLiteError) in

@@ -57,7 +57,7 @@ struct SQLiteReadModelTables: ReadModelWriter {
             return .notAReadModel(path: path, reason: "it is not a SQLite database")
         }
         if error.isCorruption { return .corrupt("\(path): \(error)") }
-        if error.isTransient { return .unavailable("\(path): \(error)") }
+        if error.isTransient { return .unavailable("\(path): \(error)", cause: error.cause) }
         return .failed("\(path): \(error)")
     }
 

@@ -3,18 +3,27 @@ import LogbookZMQ
 
 /// How long a client command waits for each reply (`--timeout-ms`, default 5000) and how
 /// many times it tries (`--attempts`, default 3) before it gives up with exit status 3.
+/// A command that follows (`subscribe`) declares `--attempts` as `followingAttempts`: by
+/// default it never gives up (`attempts` is `Int.max`).
 struct ClientPatience {
     static let defaultTimeoutMilliseconds = 5_000
     static let defaultAttempts = 3
     /// The flags of every client command.
     static let options: [OptionSpec] = [.timeout, .attempts]
+    /// The flags of a command that follows until stopped.
+    static let followingOptions: [OptionSpec] = [.timeout, .followingAttempts]
 
     let timeoutMilliseconds: Int
     let attempts: Int
 
-    init(_ arguments: Arguments) throws(CLIError) {
+    /// The patience the flags ask for; `following` for a command declaring `followingOptions`.
+    init(_ arguments: Arguments, following: Bool = false) throws(CLIError) {
         timeoutMilliseconds = try arguments.integer(.timeout, in: 1...600_000) ?? Self.defaultTimeoutMilliseconds
-        attempts = try arguments.integer(.attempts, in: 1...100) ?? Self.defaultAttempts
+        if following {
+            attempts = try arguments.integer(.followingAttempts, in: 1...1_000_000) ?? Int.max
+        } else {
+            attempts = try arguments.integer(.attempts, in: 1...100) ?? Self.defaultAttempts
+        }
     }
 
     /// Runs `body` again (up to `attempts` times in all) while the log socket does not answer.
@@ -36,4 +45,7 @@ extension OptionSpec {
     static let attempts = OptionSpec.option(
         "attempts", "N", "try this many times, on a fresh socket each time",
         default: "\(ClientPatience.defaultAttempts)")
+    static let followingAttempts = OptionSpec.option(
+        "attempts", "N", "give up (exit status 3) after N log reads in a row go unanswered",
+        default: "never: wait for the worker and go on, like tail -f")
 }

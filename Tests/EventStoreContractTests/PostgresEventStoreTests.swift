@@ -86,11 +86,11 @@ struct PostgresEventStoreTests {
             ),
             (
                 database.connectionString + " dbname=no_such_database password=sesame",
-                { if case .unavailable(let message) = $0 { message.contains("no_such_database") } else { false } }
+                { if case .unavailable(let message, _) = $0 { message.contains("no_such_database") } else { false } }
             ),
             (
                 database.connectionString + " user=no_such_role password=sesame",
-                { if case .unavailable(let message) = $0 { message.contains("no_such_role") } else { false } }
+                { if case .unavailable(let message, _) = $0 { message.contains("no_such_role") } else { false } }
             ),
         ]
         for (address, expected) in cases {

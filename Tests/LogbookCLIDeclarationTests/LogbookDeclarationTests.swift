@@ -28,7 +28,16 @@ struct LogbookDeclarationTests {
         #expect(help.contains("--timeout-ms N"))
         #expect(help.contains("--attempts N"))
         let arguments = try Arguments(["--timeout-ms", "200", "--attempts", "2"], for: SubscribeCommand.spec)
-        #expect(try ClientPatience(arguments).timeoutMilliseconds == 200)
+        #expect(try ClientPatience(arguments, following: true).timeoutMilliseconds == 200)
+        #expect(try ClientPatience(arguments, following: true).attempts == 2)
+    }
+
+    @Test("subscribe follows until stopped unless --attempts bounds it, and its help says so")
+    func subscribeFollowsByDefault() throws {
+        let help = CommandHelp.text(SubscribeCommand.spec, program: "logbook")
+        #expect(squeezed(help).contains(squeezed("never: wait for the worker and go on, like tail -f")))
+        let arguments = try Arguments([], for: SubscribeCommand.spec)
+        #expect(try ClientPatience(arguments, following: true).attempts == Int.max)
     }
 
     @Test("every command that talks to a process takes --timeout-ms and --attempts")
@@ -36,7 +45,8 @@ struct LogbookDeclarationTests {
         for command in [SendCommand.spec, QueryCommand.spec, SubscribeCommand.spec, ReplayCommand.spec]
             + [RebuildCommand.spec, StatusCommand.spec]
         {
-            #expect(ClientPatience.options.allSatisfy(command.accepted.contains), "\(command.name ?? "")")
+            let flags = Set(command.accepted.map(\.name))
+            #expect(ClientPatience.options.allSatisfy { flags.contains($0.name) }, "\(command.name ?? "")")
         }
     }
 

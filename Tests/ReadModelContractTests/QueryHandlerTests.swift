@@ -121,15 +121,19 @@ struct QueryHandlerTests {
             let error = #expect(throws: ServiceError.self, "\(query.typeName)") {
                 try QueryHandler.answer(query, from: reader)
             }
+            // The cause, never the store's own words or path, which stay for the process log.
             #expect(error?.code == .unavailable)
-            #expect(error?.message.contains("disk on fire") == true)
+            #expect(error?.message == "the read models are unavailable: disk full")
+            #expect(error?.serverDetail?.contains("/srv/q/readmodels-1.sqlite3: disk on fire") == true)
         }
     }
 }
 
 /// A reader whose every call fails.
 final class FailingReader: ReadModelReader {
-    private var failure: ReadModelStoreError { .unavailable("disk on fire") }
+    private var failure: ReadModelStoreError {
+        .unavailable("/srv/q/readmodels-1.sqlite3: disk on fire", cause: .diskFull)
+    }
 
     func checkpoint() throws(ReadModelStoreError) -> Int64 { throw failure }
     func user(_ id: UserId) throws(ReadModelStoreError) -> UserView? { throw failure }

@@ -219,7 +219,7 @@ public final class CommandHandler {
         } catch let error as EventDecodingError {
             return .finished(firstOutcome(of: commandId) ?? .rejected(.unreadable(error)))
         } catch {
-            return .finished(.rejected(ServiceError(.internal, "\(error)")))
+            return .finished(.rejected(ServiceError(.internal, "the command failed", serverDetail: "\(error)")))
         }
     }
 

@@ -9,8 +9,9 @@ public enum EventStoreError: Error, Sendable, Equatable, CustomStringConvertible
     /// The event at `position` cannot be brought to its type's current shape: a newer
     /// Logbook wrote it, or its payload does not match the schema version it was stored under.
     case unreadableEvent(position: Int64, reason: String)
-    /// The storage cannot be used right now (busy, locked, disk full, I/O error); retrying may work.
-    case unavailable(String)
+    /// The storage cannot be used right now (busy, locked, disk full, I/O error); retrying may
+    /// work. The message is for the process log (it may name a path); `cause` is what a client is told.
+    case unavailable(String, cause: StorageCause = .unknown)
     /// A request the store refuses (neither events nor an answer, …).
     case invalidRequest(String)
     /// The storage refused or failed a write in a way that points to a bug, not to the disk.
@@ -23,7 +24,7 @@ public enum EventStoreError: Error, Sendable, Equatable, CustomStringConvertible
             "the event log has schema version \(found); this build reads up to \(supported)"
         case .corrupt(let message): "the event log is corrupt: \(message)"
         case .unreadableEvent(let position, let reason): "the event at position \(position) is unreadable: \(reason)"
-        case .unavailable(let message): "the event log is unavailable: \(message)"
+        case .unavailable(let message, _): "the event log is unavailable: \(message)"
         case .invalidRequest(let message): "invalid append request: \(message)"
         case .failed(let message): "the event log failed: \(message)"
         }

@@ -12,7 +12,7 @@ public enum QueryHandler {
         } catch let failure {
             switch failure {
             case .missing(let error): throw ServiceError(error)
-            case .reader(let error): throw ServiceError(.unavailable, "the read model is unavailable: \(error)")
+            case .reader(let error): throw ServiceError(error)
             }
         }
     }

@@ -19,7 +19,8 @@ public enum ReadModelStoreError: Error, Sendable, Equatable, CustomStringConvert
     /// The storage or a row in it is damaged.
     case corrupt(String)
     /// The storage cannot be used right now (busy, locked, disk full, I/O error, missing file).
-    case unavailable(String)
+    /// The message is for the process log (it may name a path); `cause` is what a client is told.
+    case unavailable(String, cause: StorageCause = .unknown)
     /// The storage refused or failed in a way that points to a bug, not to the disk.
     case failed(String)
 
@@ -38,7 +39,7 @@ public enum ReadModelStoreError: Error, Sendable, Equatable, CustomStringConvert
         case .unsupportedSchema(let found, let supported):
             "the read-model store has schema version \(found); this build reads up to \(supported)"
         case .corrupt(let message): "the read-model store is corrupt: \(message)"
-        case .unavailable(let message): "the read-model store is unavailable: \(message)"
+        case .unavailable(let message, _): "the read-model store is unavailable: \(message)"
         case .failed(let message): "the read-model store failed: \(message)"
         }
     }

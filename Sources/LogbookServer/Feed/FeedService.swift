@@ -26,6 +26,7 @@ public final class FeedService: Sendable {
     private let security: ServerSecurity?
     private let supervision: Supervision
     private let threads = ThreadGroup()
+    private let stopRequest: StopRequest
 
     /// Publishes at `endpoints.feed`, serves `ReadLog` at `endpoints.log` and takes the
     /// workers' hints at `hints` (bound here; the workers connect). Without a hint it reads
@@ -37,6 +38,7 @@ public final class FeedService: Sendable {
     ) throws(ZMQError) {
         context = try ZMQContext()
         self.supervision = supervision
+        stopRequest = try StopRequest()
         self.security = security
         self.endpoints = endpoints
         self.hints = hints
@@ -56,7 +58,7 @@ public final class FeedService: Sendable {
                 ("logbook-feed", { [self] gate in runPublishingLoop(gate) }),
                 LogReadLoop.thread(
                     context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security,
-                    supervision: supervision),
+                    supervision: supervision, stop: stopRequest),
             ])
         } catch {
             stop()
@@ -76,8 +78,12 @@ public final class FeedService: Sendable {
         security.reload(reporting: diagnostics)
     }
 
-    /// Stops serving; blocks until both threads have closed their sockets.
+    /// Stops serving; blocks until both threads have closed their sockets. The log-read loop
+    /// first hands on the pages it holds (`StopRequest`); what the feed did not publish,
+    /// subscribers read from the log.
     public func stop() {
+        stopRequest.request()
+        stopRequest.waitForLoops(1, upTo: 2 * StopRequest.drainMilliseconds)
         context.shutdown()
         threads.joinAll()
     }

@@ -53,6 +53,9 @@ struct GenerationReader {
             return QueryRequest.reply(
                 id: request.id, position: position, result: try QueryHandler.answer(request.query, from: reader))
         } catch {
+            if let detail = error.serverDetail {
+                diagnostics.warning("query failed: the read models cannot be read", ["error": detail])
+            }
             return WireEncoding.failure(id: request.id, error)
         }
     }
@@ -70,7 +73,7 @@ struct GenerationReader {
         do {
             return try reader.checkpoint()
         } catch {
-            throw ServiceError(.unavailable, "the read models cannot be read: \(error)")
+            throw ServiceError(error)
         }
     }
 }

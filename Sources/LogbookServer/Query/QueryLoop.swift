@@ -12,6 +12,10 @@ import LogbookZMQ
 /// With CURVE on, queries need `reader` (or `admin`), `Status` and `Rebuild` need `admin`
 /// (`RequestGuard`); a revoked key gets no reply, and a parked query of a key revoked
 /// while it waited is answered all the same (it was admitted when it came).
+///
+/// Replies go through a `ReplyOutbox`: a client that does not read pins a bounded number of
+/// bytes, and once over its budget its requests are dropped unread until it reads. When `stop` is requested it takes no new request, answers what is due, hands on
+/// the replies waiting (bounded) and closes with a linger; queries still parked get nothing.
 struct QueryLoop: ~Copyable {
     typealias Snapshot = QueryProcessState.Snapshot
 
@@ -24,6 +28,8 @@ struct QueryLoop: ~Copyable {
     let requestGuard: RequestGuard
     /// Checked in on every turn, for the supervisor's watchdog.
     let heartbeat: Heartbeat
+    let stop: StopRequest?
+    private var outbox = ReplyOutbox()
     private var parked = ParkedQueries<RoutedRequest>()
     private var rebuilds = RebuildRequests()
     private var answered = 0
@@ -31,9 +37,10 @@ struct QueryLoop: ~Copyable {
     init(
         router: consuming ZMQSocket, reader: GenerationReader, state: QueryProcessState,
         startRebuild: @escaping () -> Void, clock: any Clock, diagnostics: Diagnostics, security: ServerSecurity? = nil,
-        heartbeat: Heartbeat = Heartbeat()
+        heartbeat: Heartbeat = Heartbeat(), stop: StopRequest? = nil
     ) {
         self.heartbeat = heartbeat
+        self.stop = stop
         requestGuard = RequestGuard(security: security)
         self.router = router
         self.reader = reader
@@ -46,10 +53,15 @@ struct QueryLoop: ~Copyable {
     mutating func run() {
         while true {
             do {
-                let timeout = heartbeat.pollTimeout(parked.pollTimeout(now: MonotonicClock.milliseconds()))
-                let ready = try ZMQPoll.wait([router.readable, state.queryWake.readable], timeoutMilliseconds: timeout)
+                let timeout = heartbeat.pollTimeout(
+                    PollTimeout.earliest(parked.pollTimeout(now: MonotonicClock.milliseconds()), outbox.pollTimeout))
+                var items = [router.readable, state.queryWake.readable]
+                if let stop { items.append(stop.readable) }
+                let ready = try ZMQPoll.wait(items, timeoutMilliseconds: timeout)
                 heartbeat.beat()
                 if ready[1] { state.queryWake.drain() }
+                try outbox.flush(on: router)
+                if let stop, stop.isRequested { return try finish() }
                 // One snapshot per turn: answering from it with a reader of another
                 // generation would give a waiting query rows older than its position.
                 let snapshot = state.read()
@@ -77,8 +89,23 @@ struct QueryLoop: ~Copyable {
         }
     }
 
+    /// A clean stop: hands on the replies still waiting, then lets libzmq deliver what it
+    /// holds while the socket closes.
+    private mutating func finish() throws(ZMQError) {
+        try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
+        try router.set(.linger, Int32(StopRequest.drainMilliseconds))
+        diagnostics.info(
+            "query loop stopped",
+            [
+                "answered": "\(answered)", "undelivered": "\(outbox.waitingCount)",
+                "parked": "\(parked.count)",
+            ])
+    }
+
     private mutating func serve(_ routed: RoutedRequest, _ snapshot: Snapshot) throws(ZMQError) {
         guard requestGuard.isListed(routed.metadata) else { return }
+        // A client over its reply budget gets nothing answered until it reads.
+        guard !outbox.isOverBudget(routed.route) else { return }
         let wire: WireRequest
         do {
             wire = try routed.wireRequest()
@@ -162,9 +189,11 @@ struct QueryLoop: ~Copyable {
             peers: requestGuard.security.map(\.peerStatus))
     }
 
-    private func send(_ routed: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
-        if !(try router.send(routed.reply(JSONWriter.bytes(document)), wait: false)) {
-            diagnostics.debug("query reply dropped: the client is gone or not reading")
+    private mutating func send(_ routed: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
+        switch try outbox.send(routed.reply(JSONWriter.bytes(document)), on: router) {
+        case .sent, .kept: break
+        case .gone: diagnostics.debug("query reply dropped: the client is gone")
+        case .overBudget: diagnostics.debug("query reply dropped: the client is not reading its replies")
         }
     }
 }

@@ -5,7 +5,9 @@ public import LogbookZMQ
 /// The read side (`logbook run query`): a projection thread (feed SUB + log reads into the
 /// read models), a query thread (queries ROUTER), and, while one runs, a rebuild thread.
 /// `start()` returns once the queries socket is bound and the read models are open, or
-/// throws why not; `stop()` wakes every thread through the context and waits for them.
+/// throws why not; `stop()` first lets the query thread stop cleanly (no new request, the
+/// answers given are delivered: `StopRequest`), then wakes every thread through the context
+/// and waits for them.
 ///
 /// With `security`, its queries socket is a CURVE server behind a ZAP handler bound first
 /// (`ZAPThread`), as in the worker; with `clientKeys`, its feed and log-read connections to
@@ -24,6 +26,7 @@ public final class QueryService: Sendable {
     private let clientKeys: CurveClientKeys?
     private let supervision: Supervision
     private let threads = ThreadGroup()
+    private let stopRequest: StopRequest
 
     public convenience init(
         endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics,
@@ -42,6 +45,7 @@ public final class QueryService: Sendable {
     ) throws(ZMQError) {
         self.context = context
         self.supervision = supervision
+        stopRequest = try StopRequest()
         self.security = security
         self.clientKeys = clientKeys
         state = try QueryProcessState()
@@ -85,7 +89,10 @@ public final class QueryService: Sendable {
             }
             runProjection(store, generation: generation, checkpoint: checkpoint, projectionReady)
         }
-        threads.start(name: "logbook-queries") { [self] in runQueries(generation: current.generation, queriesReady) }
+        threads.start(name: "logbook-queries") { [self] in
+            defer { stopRequest.loopEnded() }
+            runQueries(generation: current.generation, queriesReady)
+        }
         do {
             try projectionReady.wait()
             try queriesReady.wait()
@@ -110,6 +117,8 @@ public final class QueryService: Sendable {
     }
 
     public func stop() {
+        stopRequest.request()
+        stopRequest.waitForLoops(1, upTo: 2 * StopRequest.drainMilliseconds)
         context.shutdown()
         threads.joinAll()
     }
@@ -137,11 +146,12 @@ public final class QueryService: Sendable {
         do {
             let reader = try GenerationReader(
                 generation: generation, generations: generations, diagnostics: diagnostics)
-            let router = try ServerSockets.router(context, at: endpoints.queries, security: security)
+            let router = try ServerSockets.router(
+                context, at: endpoints.queries, replies: .queries, security: security)
             loop = QueryLoop(
                 router: router, reader: reader, state: state, startRebuild: { [self] in startRebuild() },
                 clock: clock, diagnostics: diagnostics, security: security,
-                heartbeat: supervision.heartbeat(for: "queries"))
+                heartbeat: supervision.heartbeat(for: "queries"), stop: stopRequest)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("queries socket", error.description))
         } catch {

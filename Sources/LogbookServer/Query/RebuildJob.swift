@@ -49,8 +49,18 @@ struct RebuildJob: ~Copyable {
             state.update { $0.rebuild = .failed(reason: "the process stopped") }
         } catch {
             diagnostics.error("rebuild failed", ["error": "\(error)"])
-            state.update { $0.rebuild = .failed(reason: "\(error)") }
+            state.update { $0.rebuild = .failed(reason: Self.reasonForClients(error)) }
             state.queryWake.wake()
+        }
+    }
+
+    /// Why the rebuild failed, as `Status` tells clients: the cause, never a file's path
+    /// (the process log has the whole error).
+    static func reasonForClients(_ error: any Error) -> String {
+        switch error {
+        case let error as ReadModelStoreError: ServiceError(error).message
+        case let error as FeedFollowError: error.description
+        default: "the rebuild failed; the query process's log says why"
         }
     }
 }

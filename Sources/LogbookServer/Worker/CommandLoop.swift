@@ -10,7 +10,14 @@ import LogbookZMQ
 /// and only then replies to each and announces the new events in position order: it
 /// publishes them (`FeedPublisher`, SQLite) or hints the feed processes (`CommitHints`,
 /// PostgreSQL), whichever `Announcer` it was given.
-/// A client that vanished before its reply costs nothing: its reply is dropped.
+/// A client that vanished before its reply costs nothing: its reply is dropped. A client
+/// that does not read its replies pins at most its `ReplyOutbox` budget and the socket's
+/// reply queue (`ServerSockets.ReplyQueue.commands`), and once over that budget its requests
+/// are dropped unread until it reads; others are served meanwhile.
+///
+/// When `stop` is requested it takes no new request: the batch in hand is committed and
+/// replied to and its events announced, the replies still waiting are handed on (at most
+/// `StopRequest.drainMilliseconds`), and the sockets close with a linger of that bound.
 ///
 /// With CURVE on, each request is checked against its sender's current role (`RequestGuard`):
 /// commands need `writer` (or `admin`), `Status` needs `admin`; and after each reload of the
@@ -28,15 +35,18 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     let reloads: WakeUpPipe?
     /// Checked in on every turn, for the supervisor's watchdog.
     let heartbeat: Heartbeat
+    let stop: StopRequest?
+    private var outbox = ReplyOutbox()
     private var statistics = WorkerStatistics()
     private let uptime: Uptime
 
     init(
         router: consuming ZMQSocket, announcer: consuming Announcer, handler: CommandHandler, store: any EventStore,
         clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int, security: ServerSecurity? = nil,
-        reloads: WakeUpPipe? = nil, heartbeat: Heartbeat = Heartbeat()
+        reloads: WakeUpPipe? = nil, heartbeat: Heartbeat = Heartbeat(), stop: StopRequest? = nil
     ) {
         self.heartbeat = heartbeat
+        self.stop = stop
         self.router = router
         self.announcer = announcer
         self.handler = handler
@@ -49,21 +59,25 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         uptime = Uptime(clock)
     }
 
-    /// Serves until the context is shut down.
+    /// Serves until the context is shut down or `stop` is requested.
     mutating func run() {
         while true {
             do {
                 var items = [router.readable]
                 if let reloads { items.append(reloads.readable) }
+                if let stop { items.append(stop.readable) }
                 let ready = try ZMQPoll.wait(
                     items,
                     timeoutMilliseconds: heartbeat.pollTimeout(
-                        announcer.isReady ? -1 : FeedPublisher.rebindRetryMilliseconds))
+                        PollTimeout.earliest(
+                            announcer.isReady ? -1 : FeedPublisher.rebindRetryMilliseconds, outbox.pollTimeout)))
                 heartbeat.beat()
                 if let reloads, ready[1] || !announcer.isReady {
                     reloads.drain()
                     announceReload()
                 }
+                try outbox.flush(on: router)
+                if let stop, stop.isRequested { return try finish() }
                 try serveWaitingRequests()
             } catch {
                 if error.isTerminated { return }
@@ -71,6 +85,15 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 diagnostics.error("command loop: socket error", ["error": error.description])
             }
         }
+    }
+
+    /// A clean stop: hands on the replies still waiting, then lets libzmq deliver what it
+    /// holds (replies and feed messages) while the sockets close.
+    private mutating func finish() throws(ZMQError) {
+        try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
+        try router.set(.linger, Int32(StopRequest.drainMilliseconds))
+        try announcer.finish(lingering: StopRequest.drainMilliseconds)
+        diagnostics.info("command loop stopped", ["undelivered": "\(outbox.waitingCount)"])
     }
 
     /// Tells the announcer the allow-list was reloaded (a feed is bound anew, so every
@@ -102,6 +125,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         }
         guard !commands.isEmpty else { return }
         let outcomes = handler.handle(commands.map(\.command))
+        logStoreFailures(outcomes)
         statistics.record(batchOf: outcomes)
         statistics.decidedAgain = handler.commandsDecidedAgain
         var fresh: [RecordedEvent] = []
@@ -121,15 +145,27 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         if outcomes.count > 1 { diagnostics.debug("batch committed", ["commands": "\(outcomes.count)"]) }
     }
 
+    /// Says in the process log what clients are not told of a store's failure (the path,
+    /// SQLite's own words): once per batch, with how many commands it refused.
+    private func logStoreFailures(_ outcomes: [CommandOutcome]) {
+        var failed: [ServiceError] = []
+        for case .rejected(let error) in outcomes where error.serverDetail != nil { failed.append(error) }
+        guard let first = failed.first, let detail = first.serverDetail else { return }
+        diagnostics.warning("commands refused: the event log failed", ["error": detail, "commands": "\(failed.count)"])
+    }
+
     private enum Classified {
         case command(CommandRequest)
         case reply(JSONValue)
-        /// From a key no longer listed: no reply at all.
+        /// From a key no longer listed, or a client over its reply budget: no reply at all.
         case drop
     }
 
     private mutating func classify(_ routed: RoutedRequest) -> Classified {
         guard requestGuard.isListed(routed.metadata) else { return .drop }
+        // A client that does not read its replies gets nothing done until it reads: its
+        // commands are not decided (it sends them again with their ids once it reads).
+        guard !outbox.isOverBudget(routed.route) else { return .drop }
         let request: WireRequest
         do {
             request = try routed.wireRequest()
@@ -161,13 +197,15 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         return WireEncoding.success(id: id, ["result": status.json])
     }
 
-    private func reply(_ request: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
+    private mutating func reply(_ request: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
         try reply(request, bytes: JSONWriter.bytes(document))
     }
 
-    private func reply(_ request: RoutedRequest, bytes: [UInt8]) throws(ZMQError) {
-        if !(try router.send(request.reply(bytes), wait: false)) {
-            diagnostics.debug("reply dropped: the client is gone or not reading")
+    private mutating func reply(_ request: RoutedRequest, bytes: [UInt8]) throws(ZMQError) {
+        switch try outbox.send(request.reply(bytes), on: router) {
+        case .sent, .kept: break
+        case .gone: diagnostics.debug("reply dropped: the client is gone")
+        case .overBudget: diagnostics.debug("reply dropped: the client is not reading its replies")
         }
     }
 }

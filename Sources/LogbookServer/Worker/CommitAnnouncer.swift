@@ -26,6 +26,10 @@ protocol CommitAnnouncer: ~Copyable {
     /// checks again is bound anew. Returns whether it did anything.
     mutating func allowListReloaded() throws(ZMQError) -> Bool
 
+    /// The worker is stopping: its sockets keep sending what they hold for up to
+    /// `milliseconds` after they are closed.
+    func finish(lingering milliseconds: Int) throws(ZMQError)
+
     /// False while a socket it needs is not bound (a re-bind failed); the command loop then
     /// calls `allowListReloaded()` again after a while.
     var isReady: Bool { get }
@@ -47,4 +51,8 @@ extension FeedPublisher: CommitAnnouncer {
     }
 
     var isReady: Bool { isBound }
+
+    func finish(lingering milliseconds: Int) throws(ZMQError) {
+        try linger(milliseconds)
+    }
 }

@@ -37,4 +37,8 @@ extension CommitHints: CommitAnnouncer {
     mutating func allowListReloaded() throws(ZMQError) -> Bool { false }
 
     var isReady: Bool { true }
+
+    func finish(lingering milliseconds: Int) throws(ZMQError) {
+        try socket.set(.linger, Int32(milliseconds))
+    }
 }

@@ -17,6 +17,11 @@ import LogbookZMQ
 struct FeedPublisher: ~Copyable {
     /// How long a re-bind may wait for the old socket's endpoint to be released.
     static let rebindPatienceMilliseconds = 5_000
+    /// The largest event envelope sent on the feed. A larger event gets no feed message:
+    /// subscribers read it from the log (the next message of its topic, or the idle read,
+    /// shows the hole). With `ServerSockets.feedQueue` messages queued per subscriber, this
+    /// bounds what a subscriber that does not read pins: 2,048 × 8 KiB = 16 MiB.
+    static let largestEnvelope = 8 << 10
     /// How long its owner waits before trying again to bind a feed whose re-bind failed.
     static let rebindRetryMilliseconds = 1_000
 
@@ -55,8 +60,8 @@ struct FeedPublisher: ~Copyable {
     /// advancing every topic's mark at once, before anything is sent: an event that is then
     /// not sent (a socket error, a reply that failed first) leaves a mark past it, so the
     /// next message of its topic reveals the hole. Events of internal categories (email
-    /// claims) get no message; an event that cannot be written gets none either (it is read
-    /// from the log instead).
+    /// claims) get no message; an event that cannot be written, or whose envelope is larger
+    /// than `largestEnvelope`, gets none either (it is read from the log instead).
     /// `envelopes` holds each event's envelope as bytes (by position, as `EnvelopeWriter`
     /// writes them), written once for the replies and the feed; an event without one gets
     /// no message. The feed envelope is that envelope with `"previous":{…}` as its last member.
@@ -67,7 +72,9 @@ struct FeedPublisher: ~Copyable {
             guard let topic = FeedTopic(category: event.category) else { continue }
             let marks = previous
             previous[topic] = event.position
-            guard let envelope = envelopes[event.position], envelope.last == UInt8(ascii: "}") else { continue }
+            guard let envelope = envelopes[event.position], envelope.last == UInt8(ascii: "}"),
+                envelope.count <= Self.largestEnvelope
+            else { continue }
             var message = envelope
             message.removeLast()
             message.append(contentsOf: #","previous":{"#.utf8)
@@ -81,6 +88,11 @@ struct FeedPublisher: ~Copyable {
             messages.append([Array(topic.rawValue.utf8), message])
         }
         return messages
+    }
+
+    /// Sets how long the socket keeps sending what it holds once closed (a clean stop).
+    func linger(_ milliseconds: Int) throws(ZMQError) {
+        try socket?.set(.linger, Int32(milliseconds))
     }
 
     /// Publishes messages made by `messages(for:)`; returns how many were sent.

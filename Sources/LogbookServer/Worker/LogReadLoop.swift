@@ -7,6 +7,12 @@ import LogbookZMQ
 /// The worker's log-read loop, on its own thread with its own connection to the log, so a
 /// long replay never stalls the command loop: answers `ReadLog` requests one at a time.
 /// With CURVE on, `ReadLog` needs `reader` (or `admin`); a revoked key gets no reply.
+///
+/// A page is megabytes, so libzmq queues two per client (`ServerSockets.ReplyQueue.logPages`)
+/// and the rest wait in a `ReplyOutbox` bounded by bytes; a client refused for want of that
+/// budget (it sends requests and does not read the replies) has its further requests
+/// dropped unread, without reading the log for them, until it has read what was kept. When `stop` is
+/// requested it takes no new request and hands on the pages still waiting (bounded).
 struct LogReadLoop: ~Copyable {
     let router: ZMQSocket
     let reader: LogReader
@@ -14,19 +20,22 @@ struct LogReadLoop: ~Copyable {
     var requestGuard = RequestGuard(security: nil)
     /// Checked in on every turn, for the supervisor's watchdog.
     var heartbeat = Heartbeat()
+    var stop: StopRequest?
 
     /// The log-read thread of a worker or a feed process, for `ThreadGroup.startGated`.
     /// With `security`, the log ROUTER is a CURVE server (the process's ZAP handler must be up).
     static func thread(
         _ context: ZMQContext, at endpoint: String, openStore: @escaping WorkerService.StoreOpener,
-        diagnostics: Diagnostics, security: ServerSecurity? = nil, supervision: Supervision = Supervision()
+        diagnostics: Diagnostics, security: ServerSecurity? = nil, supervision: Supervision = Supervision(),
+        stop: StopRequest? = nil
     ) -> (name: String, body: @Sendable (StartupGate) -> Void) {
         (
             "logbook-log-reads",
             { gate in
+                defer { stop?.loopEnded() }
                 serve(
                     context, at: endpoint, openStore: openStore, diagnostics: diagnostics, security: security,
-                    heartbeat: supervision.heartbeat(for: "log reads"), gate)
+                    heartbeat: supervision.heartbeat(for: "log reads"), stop: stop, gate)
             }
         )
     }
@@ -36,14 +45,15 @@ struct LogReadLoop: ~Copyable {
     /// body of a log-read thread, in a worker and in a feed process.
     static func serve(
         _ context: ZMQContext, at endpoint: String, openStore: WorkerService.StoreOpener, diagnostics: Diagnostics,
-        security: ServerSecurity?, heartbeat: Heartbeat = Heartbeat(), _ gate: StartupGate
+        security: ServerSecurity?, heartbeat: Heartbeat = Heartbeat(), stop: StopRequest?, _ gate: StartupGate
     ) {
         let loop: LogReadLoop
         do {
             let reader = LogReader(store: RetriedReads(try openStore()))
             loop = LogReadLoop(
-                router: try ServerSockets.router(context, at: endpoint, security: security), reader: reader,
-                diagnostics: diagnostics, requestGuard: RequestGuard(security: security), heartbeat: heartbeat)
+                router: try ServerSockets.router(context, at: endpoint, replies: .logPages, security: security),
+                reader: reader, diagnostics: diagnostics, requestGuard: RequestGuard(security: security),
+                heartbeat: heartbeat, stop: stop)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("log socket", error.description))
         } catch {
@@ -53,20 +63,34 @@ struct LogReadLoop: ~Copyable {
         loop.run()
     }
 
-    /// Serves until the context is shut down.
+    /// Serves until the context is shut down or `stop` is requested.
     func run() {
         // One buffer for every page: a page is megabytes, and fresh memory costs page faults.
         var buffer: [UInt8] = []
+        var outbox = ReplyOutbox()
         while true {
             do {
-                let readable = try ZMQPoll.wait([router.readable], timeoutMilliseconds: heartbeat.pollTimeout(-1))[0]
+                var items = [router.readable]
+                if let stop { items.append(stop.readable) }
+                _ = try ZMQPoll.wait(items, timeoutMilliseconds: heartbeat.pollTimeout(outbox.pollTimeout))
                 heartbeat.beat()
-                guard readable, let message = try router.receiveMessage(wait: false) else { continue }
+                try outbox.flush(on: router)
+                if let stop, stop.isRequested {
+                    try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
+                    return try router.set(.linger, Int32(StopRequest.drainMilliseconds))
+                }
+                guard let message = try router.receiveMessage(wait: false) else { continue }
                 let request = RoutedRequest(message)
                 guard requestGuard.isListed(request.metadata) else { continue }
+                guard !outbox.isOverBudget(request.route) else {
+                    diagnostics.debug("log read dropped: the client is not reading its replies")
+                    continue
+                }
                 answer(request, into: &buffer)
-                if !(try router.send(request.reply(buffer), wait: false)) {
-                    diagnostics.debug("log read reply dropped: the client is gone or not reading")
+                switch try outbox.send(request.reply(buffer), on: router) {
+                case .sent, .kept: break
+                case .gone: diagnostics.debug("log read reply dropped: the client is gone")
+                case .overBudget: diagnostics.debug("log read reply dropped: the client is not reading its replies")
                 }
             } catch {
                 if error.isTerminated { return }
@@ -101,6 +125,9 @@ struct LogReadLoop: ~Copyable {
         do {
             LogReader.writeReply(id: request.id, try reader.read(LogReadRequest(wire: request)), into: &output)
         } catch {
+            if let detail = error.serverDetail {
+                diagnostics.warning("log read failed: the event log cannot be read", ["error": detail])
+            }
             output = failure(id: request.id, error)
         }
     }

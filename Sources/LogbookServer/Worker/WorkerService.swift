@@ -5,7 +5,9 @@ public import LogbookZMQ
 /// PUB, or on PostgreSQL a hints PUB) and a log-read thread (log ROUTER), each with its
 /// own connection to the log.
 /// `start()` returns once every socket is bound, or throws why one could not be;
-/// `stop()` wakes both threads through the context and waits for them to end.
+/// `stop()` is a clean stop (SIGTERM): both loops take no new request, finish the batch in
+/// hand and deliver its replies and feed messages (`StopRequest`, a few seconds at most),
+/// then the context is shut down and every thread waited for.
 ///
 /// With `security`, every socket it binds is a CURVE server and a ZAP handler thread, started
 /// and bound before any of them, admits only the allow-list's keys (`ZAPThread`); `start()`
@@ -41,6 +43,7 @@ public final class WorkerService: Sendable {
     private let hintKeys: CurveClientKeys?
     private let supervision: Supervision
     private let threads = ThreadGroup()
+    private let stopRequest: StopRequest
 
     public convenience init(
         endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock, ids: any IDGenerator,
@@ -61,6 +64,7 @@ public final class WorkerService: Sendable {
     ) throws(ZMQError) {
         self.context = context
         self.supervision = supervision
+        stopRequest = try StopRequest()
         self.security = security
         self.hintKeys = hintKeys
         self.endpoints = endpoints
@@ -79,10 +83,16 @@ public final class WorkerService: Sendable {
                     context, security: security, diagnostics: diagnostics, threads: threads, supervision: supervision)
             }
             try threads.startGated([
-                ("logbook-commands", { [self] gate in runCommandLoop(gate) }),
+                (
+                    "logbook-commands",
+                    { [self] gate in
+                        defer { stopRequest.loopEnded() }
+                        runCommandLoop(gate)
+                    }
+                ),
                 LogReadLoop.thread(
                     context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security,
-                    supervision: supervision),
+                    supervision: supervision, stop: stopRequest),
             ])
         } catch {
             stop()
@@ -113,8 +123,11 @@ public final class WorkerService: Sendable {
         security.reload(reporting: diagnostics)
     }
 
-    /// Stops serving; blocks until both threads have closed their sockets.
+    /// Stops serving cleanly; blocks until every thread has closed its sockets (libzmq then
+    /// delivers what they hold for up to `StopRequest.drainMilliseconds` more).
     public func stop() {
+        stopRequest.request()
+        stopRequest.waitForLoops(2, upTo: 2 * StopRequest.drainMilliseconds)
         context.shutdown()
         threads.joinAll()
     }
@@ -144,11 +157,12 @@ public final class WorkerService: Sendable {
             let head = try store.headPosition()
             let reloads = try security?.watchReloads()
             let announcer = try makeAnnouncer(head)
-            let router = try ServerSockets.router(context, at: endpoints.commands, security: security)
+            let router = try ServerSockets.router(
+                context, at: endpoints.commands, replies: .commands, security: security)
             loop = CommandLoop(
                 router: router, announcer: announcer, handler: handler, store: store, clock: clock,
                 diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads,
-                heartbeat: supervision.heartbeat(for: "commands"))
+                heartbeat: supervision.heartbeat(for: "commands"), stop: stopRequest)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("worker sockets", error.description))
         } catch {

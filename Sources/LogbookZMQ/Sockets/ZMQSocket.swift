@@ -80,6 +80,13 @@ public struct ZMQSocket: ~Copyable {
     /// `routerMandatory` has no peer of that identity (it disconnected).
     @discardableResult
     public func send(_ frames: [[UInt8]], wait: Bool = true) throws(ZMQError) -> Bool {
+        try offer(frames, wait: wait) == .sent
+    }
+
+    /// Sends one message without waiting (unless `wait`) and says what became of it: sent,
+    /// refused because the peer's queue is at its high-water mark (`full`), or refused
+    /// because a ROUTER with `routerMandatory` has no peer of that identity (`unroutable`).
+    public func offer(_ frames: [[UInt8]], wait: Bool = false) throws(ZMQError) -> SendOutcome {
         precondition(!frames.isEmpty, "a message has at least one frame")
         for (index, frame) in frames.enumerated() {
             var flags: Int32 = index < frames.count - 1 ? ZMQ_SNDMORE : 0
@@ -90,11 +97,12 @@ public struct ZMQSocket: ~Copyable {
                 let error = zmq_errno()
                 if error == EINTR { continue }
                 // Only the first frame can be refused: later ones join an accepted message.
-                if index == 0 && (error == EAGAIN || error == EHOSTUNREACH) { return false }
+                if index == 0 && error == EAGAIN { return .full }
+                if index == 0 && error == EHOSTUNREACH { return .unroutable }
                 throw ZMQError("zmq_send", errno: error)
             }
         }
-        return true
+        return .sent
     }
 
     /// Receives one whole message. Returns nil when `wait` is false and none is waiting.
@@ -140,6 +148,15 @@ public struct ZMQSocket: ~Copyable {
 
     /// This socket as an entry of `ZMQPoll.ready`, watched for `events`.
     public func watched(for events: PollEvents) -> PollItem { PollItem(socket: handle, events: events) }
+}
+
+/// What became of a message `ZMQSocket.offer` tried to send.
+public enum SendOutcome: Sendable, Equatable {
+    case sent
+    /// The peer's queue is at its high-water mark; nothing was sent.
+    case full
+    /// A ROUTER (with `routerMandatory`) has no peer of that identity; nothing was sent.
+    case unroutable
 }
 
 /// The integer socket options Logbook sets.

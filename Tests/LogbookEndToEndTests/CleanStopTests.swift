@@ -1,0 +1,45 @@
+import Foundation
+import Glibc
+import LogbookApplication
+import LogbookClient
+import Testing
+
+/// SIGTERM stops a worker cleanly: with commands in flight from many clients it exits 0,
+/// and every command the log holds was answered (nothing committed goes unreplied).
+@Suite("End to end: a clean stop", .serialized)
+struct CleanStopTests {
+    @Test("SIGTERM under load: exit 0, and every command in the log got its reply")
+    func sigtermUnderLoad() async throws {
+        let cluster = try ServiceCluster()
+        try await cluster.startWorker()
+        let acknowledged = Shared(Set<String>())
+        let senders = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for sender in 0..<48 {
+                    group.addTask {
+                        guard let client = try? cluster.client(timeout: .seconds(3), attempts: 1) else { return }
+                        defer { client.close() }
+                        for index in 0..<100_000 {
+                            let id = "term-\(sender)-\(index)"
+                            guard
+                                (try? await client.send(
+                                    type: "AddProduct", data: Fixture.product(id), commandId: id)) != nil
+                            else { return }
+                            acknowledged.update { $0.insert(id) }
+                        }
+                    }
+                }
+            }
+        }
+        let loaded = await eventually(within: .seconds(30)) { acknowledged.value.count >= 500 }
+        #expect(loaded, "only \(acknowledged.value.count) commands were acknowledged")
+        #expect(cluster.stopWorker(SIGTERM) == 0, "\(cluster.stderr(of: "worker"))")
+        await senders.value
+
+        try await cluster.startWorker()
+        let logged = Set(try await cluster.wholeLog().map(\.metadata.commandId))
+        let unanswered = logged.subtracting(acknowledged.value)
+        #expect(unanswered.isEmpty, "\(unanswered.count) committed commands got no reply: \(unanswered.prefix(5))")
+        #expect(acknowledged.value.isSubset(of: logged))
+    }
+}
