@@ -1,6 +1,7 @@
 import Glibc
 import LogbookApplication
 import LogbookCommandLine
+import LogbookMetrics
 import LogbookSQLite
 import LogbookServer
 import LogbookZMQ
@@ -31,7 +32,7 @@ struct RunCommand: ConfiguredCommand {
             --server-key are a query process's key towards the worker (or feed), and a
             PostgreSQL worker's towards the feed processes' --hints.
             """,
-        settings: Configuration.settings + Configuration.storageSettings)
+        settings: Configuration.settings + Configuration.storageSettings + Configuration.metricsSettings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -50,9 +51,11 @@ struct RunCommand: ConfiguredCommand {
         case "feed": service = try makeFeed(diagnostics: diagnostics)
         default: throw .usage("cannot run '\(role)'; expected worker, query or feed")
         }
+        let metrics = try serveMetrics(of: service, diagnostics: diagnostics)
         do {
             try service.start()
         } catch {
+            metrics?.stop()
             throw .unavailable(error.description)
         }
         var signal = ProcessSignals.wait(including: [SIGHUP])
@@ -61,9 +64,26 @@ struct RunCommand: ConfiguredCommand {
             signal = ProcessSignals.wait(including: [SIGHUP])
         }
         diagnostics.info("stopping", ["signal": ProcessSignals.name(signal)])
+        metrics?.stop()
         service.stop()
         diagnostics.info("stopped")
         return .success
+    }
+
+    /// With `--metrics`, an HTTP endpoint that serves `service`'s metrics, bound before the
+    /// service starts so that a taken port stops the process before it serves anything.
+    private func serveMetrics(of service: any RunnableService, diagnostics: Diagnostics) throws(CLIError)
+        -> MetricsEndpoint?
+    {
+        guard let address = configuration.metrics else { return nil }
+        let endpoint: MetricsEndpoint
+        do {
+            endpoint = try MetricsEndpoint(address) { ExpositionWriter.text(service.metricFamilies()) }
+        } catch {
+            throw .unavailable(error.description)
+        }
+        diagnostics.info("metrics served", ["url": "http://\(endpoint.boundAddress)/metrics"])
+        return endpoint
     }
 
     private func makeWorker(diagnostics: Diagnostics) throws(CLIError) -> any RunnableService {
@@ -107,7 +127,7 @@ struct RunCommand: ConfiguredCommand {
             // Like a query process, a feed process does not use --commands.
             return try FeedService(
                 endpoints: configuration.queryEndpoints, hints: hints, openStore: (reads ?? primary).open,
-                diagnostics: diagnostics, security: security)
+                diagnostics: diagnostics, security: security, clock: SystemClock())
         } catch {
             throw .unavailable(error.description)
         }
@@ -128,8 +148,8 @@ struct RunCommand: ConfiguredCommand {
     }
 }
 
-/// A service `logbook run` can start and stop.
-protocol RunnableService {
+/// A service `logbook run` can start and stop, and whose metrics it can serve.
+protocol RunnableService: MetricsSource {
     func start() throws(ServiceStartError)
     func stop()
     /// Reads the allow-list of client keys again (SIGHUP).

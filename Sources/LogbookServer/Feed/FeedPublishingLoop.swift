@@ -31,12 +31,15 @@ struct FeedPublishingLoop: ~Copyable {
     let reloads: WakeUpPipe?
     private(set) var cursor: Int64
     private var pacing: FeedPacing
+    let metrics: FeedMetrics
 
     init(
         publisher: consuming FeedPublisher, hints: consuming ZMQSocket, store: any EventStore, cursor: Int64,
         pollMilliseconds: Int, pageSize: Int, diagnostics: Diagnostics, security: ServerSecurity? = nil,
-        reloads: WakeUpPipe? = nil
+        reloads: WakeUpPipe? = nil, metrics: FeedMetrics
     ) {
+        self.metrics = metrics
+        metrics.recordPage(messages: 0, through: cursor)
         requestGuard = RequestGuard(security: security)
         self.reloads = reloads
         self.publisher = publisher
@@ -118,6 +121,7 @@ struct FeedPublishingLoop: ~Copyable {
         for event in events { envelopes[event.position] = try? EnvelopeWriter.bytes(event) }
         let messages = publisher.messages(for: events, envelopes: envelopes)
         cursor = last.position
-        _ = try publisher.publish(messages)
+        let sent = try publisher.publish(messages)
+        metrics.recordPage(messages: sent, through: cursor)
     }
 }

@@ -1,4 +1,5 @@
-import LogbookApplication
+public import LogbookApplication
+public import LogbookMetrics
 public import LogbookZMQ
 
 /// The feed role (`logbook run feed`, PostgreSQL): publishes the shared log on a PUB socket
@@ -24,13 +25,15 @@ public final class FeedService: Sendable {
     private let pageSize: Int
     private let security: ServerSecurity?
     private let threads = ThreadGroup()
+    private let metrics: FeedMetrics
 
     /// Publishes at `endpoints.feed`, serves `ReadLog` at `endpoints.log` and takes the
     /// workers' hints at `hints` (bound here; the workers connect). Without a hint it reads
     /// the log every `pollMilliseconds`.
     public init(
         endpoints: ServiceEndpoints, hints: String, openStore: @escaping WorkerService.StoreOpener,
-        diagnostics: Diagnostics, pollMilliseconds: Int = 200, pageSize: Int = 1_000, security: ServerSecurity? = nil
+        diagnostics: Diagnostics, pollMilliseconds: Int = 200, pageSize: Int = 1_000, security: ServerSecurity? = nil,
+        clock: any Clock
     ) throws(ZMQError) {
         context = try ZMQContext()
         self.security = security
@@ -40,6 +43,7 @@ public final class FeedService: Sendable {
         self.diagnostics = diagnostics
         self.pollMilliseconds = pollMilliseconds
         self.pageSize = pageSize
+        metrics = FeedMetrics(started: ProcessStart(clock))
     }
 
     public func start() throws(ServiceStartError) {
@@ -91,7 +95,7 @@ public final class FeedService: Sendable {
             loop = FeedPublishingLoop(
                 publisher: publisher, hints: subscriber, store: store, cursor: head,
                 pollMilliseconds: pollMilliseconds, pageSize: pageSize, diagnostics: diagnostics,
-                security: security, reloads: reloads)
+                security: security, reloads: reloads, metrics: metrics)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("feed sockets", error.description))
         } catch {
@@ -100,4 +104,9 @@ public final class FeedService: Sendable {
         gate.open()
         loop.run()
     }
+}
+
+extension FeedService: MetricsSource {
+    /// Feed messages published, the position published through, start time and uptime.
+    public func metricFamilies() -> [MetricFamily] { metrics.families() }
 }

@@ -1,5 +1,6 @@
 public import LogbookApplication
 import LogbookDomain
+public import LogbookMetrics
 public import LogbookZMQ
 
 /// The read side (`logbook run query`): a projection thread (feed SUB + log reads into the
@@ -20,6 +21,7 @@ public final class QueryService: Sendable {
     private let security: ServerSecurity?
     private let clientKeys: CurveClientKeys?
     private let threads = ThreadGroup()
+    private let metrics: QueryMetrics
 
     public convenience init(
         endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics,
@@ -39,6 +41,7 @@ public final class QueryService: Sendable {
         self.security = security
         self.clientKeys = clientKeys
         state = try QueryProcessState()
+        metrics = QueryMetrics(state: state, started: ProcessStart(clock))
         self.endpoints = endpoints
         self.generations = generations
         self.clock = clock
@@ -132,7 +135,7 @@ public final class QueryService: Sendable {
             let router = try ServerSockets.router(context, at: endpoints.queries, security: security)
             loop = QueryLoop(
                 router: router, reader: reader, state: state, startRebuild: { [self] in startRebuild() },
-                clock: clock, diagnostics: diagnostics, security: security)
+                clock: clock, diagnostics: diagnostics, security: security, metrics: metrics)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("queries socket", error.description))
         } catch {
@@ -160,4 +163,10 @@ public final class QueryService: Sendable {
             job.run()
         }
     }
+}
+
+extension QueryService: MetricsSource {
+    /// Checkpoint, head, lag in events and seconds, events applied, queries by type and
+    /// outcome, parked queries, generation and rebuild progress, start time and uptime.
+    public func metricFamilies() -> [MetricFamily] { metrics.families(peers: security) }
 }

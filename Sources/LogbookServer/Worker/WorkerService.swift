@@ -1,4 +1,5 @@
 public import LogbookApplication
+public import LogbookMetrics
 public import LogbookZMQ
 
 /// The write side (`logbook run worker`): a command loop thread (commands ROUTER + feed
@@ -37,6 +38,7 @@ public final class WorkerService: Sendable {
     private let security: ServerSecurity?
     private let hintKeys: CurveClientKeys?
     private let threads = ThreadGroup()
+    private let metrics: WorkerMetrics
 
     public convenience init(
         endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock, ids: any IDGenerator,
@@ -65,6 +67,7 @@ public final class WorkerService: Sendable {
         self.ids = ids
         self.diagnostics = diagnostics
         self.maximumBatch = maximumBatch
+        metrics = WorkerMetrics(security: security, started: ProcessStart(clock))
     }
 
     public func start() throws(ServiceStartError) {
@@ -133,14 +136,16 @@ public final class WorkerService: Sendable {
         var loop: CommandLoop<Announcer>
         do {
             let store = try openStore()
-            let handler = CommandHandler(store: store, clock: clock, ids: ids)
+            let handler = CommandHandler(store: TimedEventStore(store: store, metrics: metrics), clock: clock, ids: ids)
             let head = try store.headPosition()
+            metrics.update { $0.head = head }
             let reloads = try security?.watchReloads()
             let announcer = try makeAnnouncer(head)
             let router = try ServerSockets.router(context, at: endpoints.commands, security: security)
             loop = CommandLoop(
                 router: router, announcer: announcer, handler: handler, store: store, clock: clock,
-                diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads)
+                diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads,
+                metrics: metrics)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("worker sockets", error.description))
         } catch {
@@ -149,4 +154,10 @@ public final class WorkerService: Sendable {
         gate.open()
         loop.run()
     }
+}
+
+extension WorkerService: MetricsSource {
+    /// Commands, rejections by code, batch sizes, commit and command latency, events
+    /// appended and published, the head, start time and uptime (and CURVE counts).
+    public func metricFamilies() -> [MetricFamily] { metrics.families() }
 }
