@@ -62,7 +62,8 @@ public final class MetricsEndpoint: Sendable {
         var found: UnsafeMutablePointer<addrinfo>?
         let resolved = getaddrinfo(address.host, String(address.port), &hints, &found)
         guard resolved == 0, let first = found else {
-            throw MetricsEndpointError(address, "cannot resolve '\(address.host)': \(String(cString: gai_strerror(resolved)))")
+            throw MetricsEndpointError(
+                address, "cannot resolve '\(address.host)': \(String(cString: gai_strerror(resolved)))")
         }
         defer { freeaddrinfo(found) }
         let descriptor = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -77,9 +78,10 @@ public final class MetricsEndpoint: Sendable {
         }
         var bound = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let port = withUnsafeMutablePointer(to: &bound) { storage in
-            storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        } == 0 ? Self.port(of: bound) : address.port
+        let port =
+            withUnsafeMutablePointer(to: &bound) { storage in
+                storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            } == 0 ? Self.port(of: bound) : address.port
         return (descriptor, MetricsAddress(host: address.host, port: port))
     }
 
@@ -88,9 +90,13 @@ public final class MetricsEndpoint: Sendable {
         let family = storage.ss_family
         return withUnsafePointer(to: &storage) { pointer in
             if family == sa_family_t(AF_INET6) {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin6_port)
+                }
             }
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                UInt16(bigEndian: $0.pointee.sin_port)
+            }
         }
     }
 

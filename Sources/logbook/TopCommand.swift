@@ -72,7 +72,7 @@ struct TopCommand: ConfiguredCommand {
             done += 1
             if let refreshes, done >= refreshes { break }
             let left = Duration.seconds(seconds) - (ContinuousClock.now - started)
-            if left > .zero { Thread.sleep(forTimeInterval: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18) }
+            if left > .zero { Thread.sleep(forTimeInterval: left.inSeconds) }
         }
         return .success
     }
@@ -95,7 +95,8 @@ struct TopSamples {
 
     /// Asks every process at once and waits for all the answers.
     static func take(_ client: LogbookClient, queries: String) -> TopSamples {
-        let (workers, query) = ClientSession.wait { () async -> ([WorkerStatusAnswer], Result<JSONObject, LogbookClientError>) in
+        let (workers, query) = ClientSession.wait {
+            () async -> ([WorkerStatusAnswer], Result<JSONObject, LogbookClientError>) in
             async let workers = client.statusOfEachWorker()
             async let query = Self.queryStatus(client)
             return (await workers, await query)
@@ -111,8 +112,7 @@ struct TopSamples {
 
     /// The rows of this sample, with rates from `previous` where the same process answered both.
     func rows(since previous: TopSamples) -> [TopView.Row] {
-        let seconds = Double((taken - previous.taken).components.seconds)
-            + Double((taken - previous.taken).components.attoseconds) / 1e18
+        let seconds = (taken - previous.taken).inSeconds
         var rows: [TopView.Row] = []
         for worker in workers {
             switch worker.outcome {
@@ -129,7 +129,8 @@ struct TopSamples {
             switch query.outcome {
             case .success(let status):
                 let before = previous.query.flatMap { try? $0.outcome.get() }
-                rows.append(.query(endpoint: query.endpoint, TopFigures.query(status, previous: before, seconds: seconds)))
+                rows.append(
+                    .query(endpoint: query.endpoint, TopFigures.query(status, previous: before, seconds: seconds)))
             case .failure(let error):
                 rows.append(.down(role: "query", endpoint: query.endpoint, reason: error.message))
             }
@@ -158,5 +159,12 @@ struct TopSamples {
         case .failure(let error):
             return .failure(.unavailable("\(error)"))
         }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a double.
+    fileprivate var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -34,7 +34,9 @@ enum TopFigures {
         let before = previous.commands.accepted + previous.commands.rejected
         figures.commandsPerSecond = rate(commands - before, seconds)
         figures.rejectedPerSecond = rate(now.commands.rejected - previous.commands.rejected, seconds)
-        if let head = now.head, let earlier = previous.head { figures.eventsPerSecond = rate(Int(head - earlier), seconds) }
+        if let head = now.head, let earlier = previous.head {
+            figures.eventsPerSecond = rate(Int(head - earlier), seconds)
+        }
         if let inBatches = now.batches.commands, let earlier = previous.batches.commands {
             figures.batchMean = mean(Double(inBatches - earlier), now.batches.count - previous.batches.count)
         }

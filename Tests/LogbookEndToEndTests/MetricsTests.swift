@@ -91,7 +91,8 @@ struct MetricsTests {
         let busy = try await cluster.run(["run", "worker", "--data-dir", directory, "--metrics", taken.address])
         #expect(busy.status == 3)
         #expect(
-            busy.stderr.contains("logbook: error: run: cannot serve metrics on \(taken.address): Address already in use"),
+            busy.stderr.contains(
+                "logbook: error: run: cannot serve metrics on \(taken.address): Address already in use"),
             "\(busy.stderr)")
         #expect(!busy.stderr.contains("worker started"), "\(busy.stderr)")
         let bad = try await cluster.run(["run", "query", "--data-dir", directory, "--metrics", "9464"])
@@ -162,7 +163,9 @@ extension FreePorts {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 }

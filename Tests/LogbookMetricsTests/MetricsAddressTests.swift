@@ -13,11 +13,13 @@ struct MetricsAddressTests {
         #expect(try MetricsAddress(parsing: "0.0.0.0:0").port == 0)
     }
 
-    @Test("no port, a port out of range, no host, a bare IPv6 address: refused with the reason", arguments: [
-        ("127.0.0.1", "expected HOST:PORT"), ("127.0.0.1:70000", "not a number from 0 to 65535"),
-        ("127.0.0.1:", "not a number"), (":9464", "with a host"), ("::1:9464", "in brackets"),
-        ("tcp://127.0.0.1:9464", "with a host"), ("host:+1", "not a number"),
-    ])
+    @Test(
+        "no port, a port out of range, no host, a bare IPv6 address: refused with the reason",
+        arguments: [
+            ("127.0.0.1", "expected HOST:PORT"), ("127.0.0.1:70000", "not a number from 0 to 65535"),
+            ("127.0.0.1:", "not a number"), (":9464", "with a host"), ("::1:9464", "in brackets"),
+            ("tcp://127.0.0.1:9464", "with a host"), ("host:+1", "not a number"),
+        ])
     func invalid(text: String, reason: String) {
         #expect {
             try MetricsAddress(parsing: text)

@@ -58,6 +58,9 @@ struct MetricsEndpointTests {
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
+        return (
+            process.terminationStatus,
+            String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        )
     }
 }

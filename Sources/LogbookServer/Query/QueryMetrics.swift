@@ -56,7 +56,8 @@ final class QueryMetrics: Sendable {
             .gauge(
                 "logbook_queries_parked", "Queries waiting for the read models to reach their minPosition.",
                 Double(counts.parked)),
-            .gauge("logbook_read_model_generation", "The read models' generation queries are answered from.",
+            .gauge(
+                "logbook_read_model_generation", "The read models' generation queries are answered from.",
                 Double(snapshot.generation)),
             .gauge("logbook_rebuild_running", "1 while a rebuild fills a new generation, else 0.", rebuildRunning),
             .gauge(

@@ -8,7 +8,8 @@ struct Scrape {
 
     /// `GET http://ADDRESS/metrics` with curl, on a thread of its own.
     static func of(_ address: String) async throws -> Scrape {
-        let result = try await runTool("/usr/bin/curl", ["-sS", "--fail", "--max-time", "20", "http://\(address)/metrics"])
+        let result = try await runTool(
+            "/usr/bin/curl", ["-sS", "--fail", "--max-time", "20", "http://\(address)/metrics"])
         try #require(result.status == 0, "curl \(address): \(result.stderr)")
         return Scrape(text: result.stdout)
     }
