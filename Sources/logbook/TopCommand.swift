@@ -23,7 +23,7 @@ struct TopCommand: ConfiguredCommand {
         description: """
             Asks each worker in --commands and the query process for their Status every
             --interval seconds and shows, per process: commands, rejections and events per
-            second, the mean batch size and command and commit latency (worker); checkpoint,
+            second, the mean batch size, command and commit latency, feed subscribers (worker); checkpoint,
             lag in events and seconds, events applied and queries per second, parked queries
             and any rebuild (query process). Rates are taken between two refreshes, so the
             first shows "-". On a terminal the screen is redrawn; otherwise each refresh prints

@@ -58,6 +58,7 @@ enum TopView {
             ("batch_mean", number(figures?.batchMean, 2)),
             ("command_ms", number(figures?.commandMilliseconds, 2)),
             ("commit_ms", number(figures?.commitMilliseconds, 2)),
+            ("subscribers", figures.map { $0.status.subscribers.map(String.init) ?? "-" } ?? ""),
             ("uptime_s", figures.map { String($0.status.uptimeSeconds) } ?? ""),
         ]
     }

@@ -77,6 +77,17 @@ struct MetricsTests {
         #expect(query.value("logbook_queries_parked") == 0)
         #expect(query.value("logbook_rebuild_running") == 0)
 
+        // The query process follows the feed; a subscriber adds one connection while it runs.
+        let follower = await eventually { (try? await Scrape.of(workerMetrics).value("logbook_feed_subscribers")) == 1 }
+        #expect(follower, "the query process is the feed's one subscriber")
+        let subscriber = try cluster.background(["subscribe"])
+        let two = await eventually { (try? await Scrape.of(workerMetrics).value("logbook_feed_subscribers")) == 2 }
+        #expect(two, "\(subscriber.stderr)")
+        #expect(try await client.status(of: .commands)["subscribers"] == .int(2))
+        _ = await subscriber.signal(SIGTERM)
+        let one = await eventually { (try? await Scrape.of(workerMetrics).value("logbook_feed_subscribers")) == 1 }
+        #expect(one, "a subscriber that left is no longer counted")
+
         for scrape in [before, worker, query] {
             let check = try await scrape.promtool()
             #expect(check.status == 0 && check.output.isEmpty, "promtool: \(check.output)\n\(scrape.text)")

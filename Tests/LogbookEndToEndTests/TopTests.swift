@@ -47,6 +47,8 @@ struct TopTests {
             }
         }
         #expect(applied, "\(top.lines)")
+        // The query process follows the worker's feed: one subscriber.
+        #expect(TopLine.parse(top.lines).last { $0["process"] == "worker" }?["subscribers"] == "1", "\(top.lines)")
 
         cluster.stopQuery()
         let down = await eventually(within: .seconds(10)) {

@@ -86,7 +86,8 @@ public final class FeedService: Sendable {
             let store = RetriedReads(try openStore())
             let head = try store.headPosition()
             let reloads = try security?.watchReloads()
-            let publisher = try FeedPublisher(context, at: endpoints.feed, head: head, security: security)
+            let publisher = try FeedPublisher(
+                context, at: endpoints.feed, head: head, security: security, subscribers: metrics.subscribers)
             let subscriber = try ZMQSocket(context, .subscriber)
             try subscriber.set(.receiveHighWaterMark, 1_000)
             try subscriber.subscribe("")

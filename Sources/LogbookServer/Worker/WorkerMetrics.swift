@@ -10,6 +10,9 @@ import Synchronization
 final class WorkerMetrics: Sendable {
     private let statistics: Mutex<WorkerStatistics>
     private let started: ProcessStart
+    /// The feed's subscribers (a SQLite worker's own feed; none on PostgreSQL, whose feed
+    /// processes publish).
+    let subscribers = ConnectionCount()
 
     init(security: ServerSecurity?, started: ProcessStart) {
         var initial = WorkerStatistics()
@@ -18,8 +21,12 @@ final class WorkerMetrics: Sendable {
         self.started = started
     }
 
-    /// A copy of the numbers as they are now.
-    func read() -> WorkerStatistics { statistics.withLock { $0 } }
+    /// A copy of the numbers as they are now, with the feed's subscribers.
+    func read() -> WorkerStatistics {
+        var copy = statistics.withLock { $0 }
+        copy.subscribers = subscribers.connected
+        return copy
+    }
 
     func update<T>(_ body: (inout WorkerStatistics) -> T) -> T { statistics.withLock { body(&$0) } }
 
@@ -58,6 +65,9 @@ final class WorkerMetrics: Sendable {
             .counter(
                 "logbook_feed_messages_published_total",
                 "Feed messages published (events of internal categories have none).", now.published),
+            .gauge(
+                "logbook_feed_subscribers", "Connections to the feed socket (query processes, subscribers).",
+                Double(now.subscribers)),
             .gauge(
                 "logbook_log_head_position", "The log's head as this worker last saw it (at start, after each commit).",
                 Double(now.head)),

@@ -118,8 +118,9 @@ public final class WorkerService: Sendable {
     private func runCommandLoop(_ gate: StartupGate) {
         switch afterCommit {
         case .publishFeed:
-            serveCommands(gate) { [context, endpoints, security] head throws(ZMQError) in
-                try FeedPublisher(context, at: endpoints.feed, head: head, security: security)
+            serveCommands(gate) { [context, endpoints, security, metrics] head throws(ZMQError) in
+                try FeedPublisher(
+                    context, at: endpoints.feed, head: head, security: security, subscribers: metrics.subscribers)
             }
         case .hintFeedProcesses(let hints):
             serveCommands(gate) { [context, hintKeys] _ throws(ZMQError) in

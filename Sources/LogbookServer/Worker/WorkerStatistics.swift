@@ -20,6 +20,8 @@ struct WorkerStatistics {
     /// Events the worker's own commits appended (a retry appends none).
     var eventsAppended = 0
     var published = 0
+    /// Connections to the feed socket now (filled in when read, from `ConnectionCount`).
+    var subscribers = 0
     /// The log's head as this worker last saw it: at start and after each of its commits.
     var head: Int64 = 0
     /// Commands per group commit.
@@ -71,7 +73,7 @@ struct WorkerStatistics {
             batches: WorkerStatus.Batches(
                 count: batches, largest: largestBatch, last: lastBatch, meanSize: (mean * 100).rounded() / 100,
                 commands: commandsInBatches),
-            published: published, peers: security.map(\.peerStatus),
+            published: published, peers: security.map(\.peerStatus), subscribers: subscribers,
             latency: WorkerStatus.Latency(
                 commands: Int(commandSeconds.count), commandSeconds: commandSeconds.sum,
                 commits: Int(commitSeconds.count), commitSeconds: commitSeconds.sum))

@@ -95,12 +95,15 @@ public struct WorkerStatus: Sendable, Equatable {
     public var peers: PeerStatus?
     /// Summed command and commit latencies (nil from a worker that does not say).
     public var latency: Latency?
+    /// Connections to the worker's feed socket now (nil from a worker that does not say).
+    public var subscribers: Int?
 
     public init(
         head: Int64?, uptimeSeconds: Int64, commands: Commands, batches: Batches, published: Int,
-        peers: PeerStatus? = nil, latency: Latency? = nil
+        peers: PeerStatus? = nil, subscribers: Int? = nil, latency: Latency? = nil
     ) {
         self.latency = latency
+        self.subscribers = subscribers
         self.head = head
         self.uptimeSeconds = uptimeSeconds
         self.commands = commands
@@ -110,8 +113,8 @@ public struct WorkerStatus: Sendable, Equatable {
     }
 
     /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published","peers"?:{…},
-    /// "latency"?:{…}}`; `commands.decidedAgain`, `batches.commands` and `latency` only when
-    /// known, `peers` only with CURVE on.
+    /// "subscribers"?,"latency"?:{…}}`; `commands.decidedAgain`, `batches.commands`,
+    /// `subscribers` and `latency` only when known, `peers` only with CURVE on.
     public var json: JSONValue {
         var result: JSONObject = [
             "role": .string(Self.role),
@@ -122,6 +125,7 @@ public struct WorkerStatus: Sendable, Equatable {
             "published": .int(published),
         ]
         if let peers { result["peers"] = peers.json }
+        if let subscribers { result["subscribers"] = .int(subscribers) }
         if let latency { result["latency"] = latency.json }
         return .object(result)
     }
@@ -130,7 +134,9 @@ public struct WorkerStatus: Sendable, Equatable {
     public init(json: JSONValue) throws(StatusDocumentError) {
         let fields = try StatusFields(
             json, at: "result",
-            allowed: ["role", "head", "uptimeSeconds", "commands", "batches", "published", "peers", "latency"])
+            allowed: [
+                "role", "head", "uptimeSeconds", "commands", "batches", "published", "peers", "subscribers", "latency",
+            ])
         try fields.constant("role", Self.role)
         let commands = try fields.object("commands", allowed: ["accepted", "rejected", "retries", "decidedAgain"])
         let batches = try fields.object("batches", allowed: ["count", "largest", "last", "meanSize", "commands"])
@@ -151,6 +157,7 @@ public struct WorkerStatus: Sendable, Equatable {
                 count: try batches.int("count"), largest: try batches.int("largest"), last: try batches.int("last"),
                 meanSize: try batches.number("meanSize"),
                 commands: batches.has("commands") ? try batches.int("commands") : nil),
-            published: try fields.int("published"), peers: try PeerStatus.read(from: fields), latency: latency)
+            published: try fields.int("published"), peers: try PeerStatus.read(from: fields),
+            subscribers: fields.has("subscribers") ? try fields.int("subscribers") : nil, latency: latency)
     }
 }
