@@ -84,14 +84,54 @@ struct MetricsTests {
         let two = await eventually { (try? await Scrape.of(workerMetrics).value("logbook_feed_subscribers")) == 2 }
         #expect(two, "\(subscriber.stderr)")
         #expect(try await client.status(of: .commands)["subscribers"] == .int(2))
-        _ = await subscriber.signal(SIGTERM)
+        _ = await subscriber.signal(SIGKILL)
         let one = await eventually { (try? await Scrape.of(workerMetrics).value("logbook_feed_subscribers")) == 1 }
         #expect(one, "a subscriber that left is no longer counted")
+
+        // Every metric the dashboard and the alert rules in deploy/ use is one the processes serve.
+        let served = Set(
+            (worker.text + query.text).split(separator: "\n").compactMap { line in
+                line.hasPrefix("# TYPE ") ? line.split(separator: " ")[2] : nil
+            }.map(String.init))
+        for file in ["grafana/logbook-dashboard.json", "prometheus/logbook-alerts.yml"] {
+            let text = try String(contentsOf: Self.deploy.appendingPathComponent(file), encoding: .utf8)
+            for name in Self.metricNames(in: text) {
+                #expect(
+                    served.contains(name) || Self.curveOnly.contains(name),
+                    "\(file) uses \(name), which no process serves")
+            }
+        }
 
         for scrape in [before, worker, query] {
             let check = try await scrape.promtool()
             #expect(check.status == 0 && check.output.isEmpty, "promtool: \(check.output)\n\(scrape.text)")
         }
+    }
+
+    /// The metrics a process serves only with CURVE on (its `peers` in `Status`).
+    static let curveOnly: Set = ["logbook_curve_handshakes_total", "logbook_requests_dropped_total"]
+
+    /// The repository's deploy/ folder.
+    static var deploy: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("deploy")
+    }
+
+    /// The `logbook_…` metric names a text mentions, without a histogram's `_bucket`, `_sum`, `_count`.
+    static func metricNames(in text: String) -> Set<String> {
+        var names = Set<String>()
+        var rest = Substring(text)
+        while let start = rest.range(of: "logbook_") {
+            let name = rest[start.lowerBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            var base = String(name)
+            for suffix in ["_bucket", "_sum", "_count"] where base.hasSuffix(suffix) {
+                base = String(base.dropLast(suffix.count))
+            }
+            // Job names (logbook-worker) have a dash, not an underscore, so never match.
+            names.insert(base)
+            rest = rest[name.endIndex...]
+        }
+        return names
     }
 
     @Test("a taken metrics port: run refuses to start with one line and exit 3; a bad address is a usage error")
