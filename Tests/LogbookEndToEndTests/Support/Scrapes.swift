@@ -1,5 +1,4 @@
 import Foundation
-import LogbookZMQ
 import Testing
 
 /// A metrics endpoint's text as a real HTTP client (curl) fetched it, and its samples.
@@ -30,31 +29,7 @@ struct Scrape {
     }
 }
 
-/// Runs a tool to its end off the cooperative pool and returns its exit status and output.
+/// Runs a tool (not `logbook`) to its end off the cooperative pool, as `runLogbook` runs `logbook`.
 func runTool(_ path: String, _ arguments: [String], stdin: String? = nil) async throws -> CLIResult {
-    try await onOwnThread("e2e-tool") {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let errors = Shared(Data())
-        let reader = OwnedThread(name: "e2e-tool-stderr") {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            errors.update { $0 = data }
-        }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        reader.join()
-        process.waitUntilExit()
-        return CLIResult(
-            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-            stderr: String(decoding: errors.value, as: UTF8.self))
-    }
+    try await runLogbook(arguments, stdin: stdin, executable: URL(fileURLWithPath: path))
 }
