@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LogbookClient
 import LogbookJSON
+import LogbookZMQ
 import Testing
 
 /// `--metrics`: real worker and query processes serve Prometheus's text format over HTTP;
@@ -105,6 +106,48 @@ struct MetricsTests {
         for scrape in [before, worker, query] {
             let check = try await scrape.promtool()
             #expect(check.status == 0 && check.output.isEmpty, "promtool: \(check.output)\n\(scrape.text)")
+        }
+    }
+
+    @Test("with CURVE on: handshakes refused and unauthorized commands are counted, and promtool accepts the text")
+    func curve() async throws {
+        let ports = try FreePorts.take(2)
+        let cluster = try ServiceCluster()
+        let keys = try TestKeys(in: cluster.directory)
+        try keys.make("query", .reader)
+        cluster.clientKeys = try keys.make("admin", .admin)
+        let reader = try keys.make("reader", .reader)
+        cluster.workerFlags = keys.serverFlags + ["--metrics", "127.0.0.1:\(ports[0])"]
+        cluster.queryFlags = keys.serverFlags + keys.clientFlags("query") + ["--metrics", "127.0.0.1:\(ports[1])"]
+        try await cluster.startWorker()
+        try await cluster.startQuery()
+
+        let readerClient = try LogbookClient(
+            endpoints: cluster.endpoints, timeout: .seconds(5), attempts: 1, security: reader)
+        defer { readerClient.close() }
+        let refused = await refusal { try await readerClient.send(type: "AddProduct", data: Fixture.product("tea")) }
+        #expect(refused?.code == "unauthorized")
+        let admin = try #require(cluster.clientKeys)
+        let stranger = try LogbookClient(
+            endpoints: cluster.endpoints, timeout: .milliseconds(300), attempts: 1,
+            security: CurveClientKeys(keys: CurveKeyPair.generate(), serverKey: admin.serverKey))
+        defer { stranger.close() }
+        _ = try? await stranger.status(of: .commands)
+
+        let worker = "127.0.0.1:\(ports[0])"
+        let counted = await eventually {
+            let scrape = try? await Scrape.of(worker)
+            return (scrape?.value("logbook_curve_handshakes_total{outcome=\"refused\"}") ?? 0) >= 1
+        }
+        #expect(counted, "the stranger's handshake was not counted as refused")
+        let scrape = try await Scrape.of(worker)
+        #expect(scrape.value("logbook_commands_rejected_total{code=\"unauthorized\"}") == 1)
+        #expect((scrape.value("logbook_curve_handshakes_total{outcome=\"admitted\"}") ?? 0) >= 2)
+        #expect(scrape.value("logbook_requests_dropped_total") == 0)
+        for text in [scrape, try await Scrape.of("127.0.0.1:\(ports[1])")] {
+            #expect(text.value("logbook_requests_dropped_total") != nil)
+            let check = try await text.promtool()
+            #expect(check.status == 0 && check.output.isEmpty, "promtool: \(check.output)")
         }
     }
 
