@@ -15,6 +15,11 @@ import LogbookWire
 struct TopCommand: ConfiguredCommand {
     static let interval = OptionSpec.option("interval", "S", "seconds between refreshes (0.1 to 3600)", default: "1")
     static let count = OptionSpec.option("count", "N", "stop after N refreshes", default: "until interrupted")
+    /// `logbook status`'s client flags, with top's own defaults: a refresh must not wait long.
+    static let timeout = OptionSpec.option(
+        "timeout-ms", "N", "wait this long for each answer", default: "the interval, 100 to 5000")
+    static let attempts = OptionSpec.option(
+        "attempts", "N", "try this many times, on a fresh socket each time", default: "1")
 
     static let spec = CommandSpec(
         name: "top", usage: "[options]",
@@ -23,16 +28,15 @@ struct TopCommand: ConfiguredCommand {
         description: """
             Asks each worker in --commands and the query process for their Status every
             --interval seconds and shows, per process: commands, rejections and events per
-            second, the mean batch size, command and commit latency, feed subscribers (worker); checkpoint,
-            lag in events and seconds, events applied and queries per second, parked queries
-            and any rebuild (query process). Rates are taken between two refreshes, so the
-            first shows "-". On a terminal the screen is redrawn; otherwise each refresh prints
-            one line per process: time=… process=worker|query endpoint=… state=up|down ….
-            A process that does not answer shows as down. Each answer is waited for
-            --timeout-ms (default: the interval, at most 5000) and tried --attempts times
-            (default 1).
+            second, the mean batch size, command and commit latency, feed subscribers
+            (worker); checkpoint, lag in events and seconds, events applied and queries per
+            second, parked queries and any rebuild (query process). Rates are taken between
+            two refreshes, so the first shows "-". On a terminal the screen is redrawn;
+            otherwise each refresh prints one line per process:
+            time=… process=worker|query endpoint=… state=up|down ….
+            A process that does not answer shows as down, and top goes on.
             """,
-        options: [interval, count] + ClientPatience.options, settings: Configuration.settings)
+        options: [interval, count, timeout, attempts], settings: Configuration.settings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -42,8 +46,9 @@ struct TopCommand: ConfiguredCommand {
         guard arguments.positionals.isEmpty else { throw .usage("top takes no positional arguments") }
         let seconds = try intervalSeconds()
         let refreshes = try arguments.integer(Self.count, in: 1...Int.max)
-        let timeout = try arguments.integer(.timeout, in: 1...600_000) ?? min(5_000, max(100, Int(seconds * 1000)))
-        let attempts = try arguments.integer(.attempts, in: 1...100) ?? 1
+        let timeout =
+            try arguments.integer(Self.timeout, in: 1...600_000) ?? min(5_000, max(100, Int(seconds * 1000)))
+        let attempts = try arguments.integer(Self.attempts, in: 1...100) ?? 1
         let client: LogbookClient
         do {
             client = try LogbookClient(

@@ -31,8 +31,8 @@ enum TopView {
 
     /// The screen for a terminal: a heading, then a table per role.
     static func screen(_ rows: [Row], time: String, intervalSeconds: Double) -> String {
-        var workers: [[String]] = [["WORKER", "STATE"] + workerFields(nil).map { $0.0.uppercased() }]
-        var queries: [[String]] = [["QUERY", "STATE"] + queryFields(nil).map { $0.0.uppercased() }]
+        var workers: [[String]] = [["WORKER", "STATE"] + workerFields(nil).map { columnHeading($0.0) }]
+        var queries: [[String]] = [["QUERY", "STATE"] + queryFields(nil).map { columnHeading($0.0) }]
         for row in rows {
             switch row {
             case .worker(let endpoint, let figures):
@@ -47,6 +47,16 @@ enum TopView {
         let heading = "logbook top   \(time)   every \(number(intervalSeconds, 1)) s   (Ctrl-C stops)"
         return "\u{1B}[H\u{1B}[2J" + ([heading, ""] + table(workers) + [""] + table(queries)).joined(separator: "\n")
             + "\n"
+    }
+
+    /// A column's heading on the screen: its logfmt key, shorter (`commands_per_s` → `CMD/S`).
+    private static func columnHeading(_ key: String) -> String {
+        let short = [
+            "commands_per_s": "CMD/S", "rejected_per_s": "REJ/S", "events_per_s": "EV/S", "batch_mean": "BATCH",
+            "command_ms": "CMD MS", "commit_ms": "COMMIT MS", "subscribers": "SUBS", "uptime_s": "UP S",
+            "lag_events": "LAG EV", "lag_s": "LAG S", "applied_per_s": "APPLIED/S", "queries_per_s": "QUERIES/S",
+        ]
+        return short[key] ?? key.uppercased()
     }
 
     private static func workerFields(_ figures: TopFigures.Worker?) -> [(String, String)] {
@@ -111,7 +121,10 @@ enum TopView {
     /// Columns padded to their widest cell, two spaces apart.
     private static func table(_ rows: [[String]]) -> [String] {
         let columns = rows.map(\.count).max() ?? 0
-        let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        // A row's last cell is never padded, so it does not widen its column (a reason why a
+        // process is down runs on past the columns).
+        let widths = (0..<columns).map { column in rows.map { column < $0.count - 1 ? $0[column].count : 0 }.max() ?? 0
+        }
         return rows.map { row in
             row.enumerated().map { index, cell in
                 index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
