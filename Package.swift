@@ -191,10 +191,13 @@ let package = Package(
         .testTarget(
             name: "LogbookCommandLineTests", dependencies: ["LogbookCommandLine"],
             swiftSettings: strictSettings),
-        // The real declarations of both executables (`@testable import` of executable targets).
+        // The real declarations of both executables (`@testable import` of executable targets),
+        // and the arithmetic of `logbook top`.
         .testTarget(
             name: "LogbookCLIDeclarationTests",
-            dependencies: ["logbook", "logbook-bench", "LogbookCommandLine", "LogbookClient", "LogbookZMQ"],
+            dependencies: [
+                "logbook", "logbook-bench", "LogbookCommandLine", "LogbookClient", "LogbookZMQ", "LogbookWire",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookBenchTests",
