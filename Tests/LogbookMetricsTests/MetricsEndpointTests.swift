@@ -1,29 +1,30 @@
 import Foundation
-import Glibc
+import FoundationNetworking
 import Testing
 
 @testable import LogbookMetrics
 
-/// The endpoint with a real libmicrohttpd server and a real HTTP client (curl).
+/// The endpoint with a real libmicrohttpd server and a real HTTP client (Foundation's
+/// URLSession, libcurl underneath), awaited without blocking a thread of the pool.
 @Suite("The metrics endpoint", .serialized)
 struct MetricsEndpointTests {
     @Test("GET /metrics returns what render writes, with the exposition content type; other paths 404")
-    func serves() throws {
+    func serves() async throws {
         let endpoint = try MetricsEndpoint(MetricsAddress(host: "127.0.0.1", port: 0)) {
             ExpositionWriter.text([.counter("logbook_test_total", "A test.", 7)])
         }
         defer { endpoint.stop() }
         #expect(endpoint.boundAddress.port != 0)
-        let url = "http://\(endpoint.boundAddress)/metrics"
-        let scrape = try curl(["-sS", "-D", "-", url])
-        #expect(scrape.status == 0, "\(scrape.output)")
-        #expect(scrape.output.hasPrefix("HTTP/1.1 200"))
-        #expect(scrape.output.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8"))
-        #expect(scrape.output.hasSuffix("logbook_test_total 7\n"))
-        let missing = try curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://\(endpoint.boundAddress)/"])
-        #expect(missing.output == "404")
-        let posted = try curl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", url])
-        #expect(posted.output == "405")
+        let url = try #require(URL(string: "http://\(endpoint.boundAddress)/metrics"))
+        let (body, response) = try await Self.fetch(URLRequest(url: url))
+        #expect(response.statusCode == 200)
+        #expect(response.value(forHTTPHeaderField: "Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
+        #expect(String(decoding: body, as: UTF8.self).hasSuffix("logbook_test_total 7\n"))
+        let missing = try #require(URL(string: "http://\(endpoint.boundAddress)/"))
+        #expect(try await Self.fetch(URLRequest(url: missing)).1.statusCode == 404)
+        var post = URLRequest(url: url)
+        post.httpMethod = "POST"
+        #expect(try await Self.fetch(post).1.statusCode == 405)
     }
 
     @Test("a port in use: init throws one line naming the address and the reason; stop releases the port")
@@ -49,18 +50,10 @@ struct MetricsEndpointTests {
         }
     }
 
-    private func curl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--max-time", "30"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus,
-            String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
-        )
+    private static func fetch(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        var request = request
+        request.timeoutInterval = 30
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return (data, try #require(response as? HTTPURLResponse))
     }
 }
