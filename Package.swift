@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "LogbookZMQ", targets: ["LogbookZMQ"]),
         .library(name: "LogbookServer", targets: ["LogbookServer"]),
         .library(name: "LogbookClient", targets: ["LogbookClient"]),
+        .library(name: "LogbookMetrics", targets: ["LogbookMetrics"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
@@ -38,6 +39,10 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]),
         // glibc's <malloc.h> (libc6-dev), for mallopt in the composition root.
         .systemLibrary(name: "CGlibcMalloc", path: "Sources/CGlibcMalloc"),
+        // libmicrohttpd links directly, as libzmq does (its pkg-config adds p11-kit's include path).
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD",
+            providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(
             name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
@@ -80,11 +85,18 @@ let package = Package(
         .target(
             name: "LogbookZMQ", dependencies: ["LogbookWire", "LogbookApplication", "LogbookJSON", "CZeroMQ"],
             swiftSettings: strictSettings),
+        // Interface adapters, metrics: Prometheus's text exposition format (fixed-bucket
+        // histograms, the writer) and the HTTP endpoint that serves it (libmicrohttpd).
+        .target(
+            name: "LogbookMetrics", dependencies: ["CMicroHTTPD"],
+            swiftSettings: strictSettings),
         // Interface adapters, processes: the worker and the query process, their loops and
         // threads, the rebuild job, start-up gates and the processes' diagnostics.
         .target(
             name: "LogbookServer",
-            dependencies: ["LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON"],
+            dependencies: [
+                "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMetrics",
+            ],
             swiftSettings: strictSettings),
         // Interface adapters: the async client library other Swift programs use to talk to the
         // servers. No server code.
@@ -111,7 +123,8 @@ let package = Package(
             name: "logbook",
             dependencies: [
                 "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookPostgres",
-                "LogbookZMQ", "LogbookServer", "LogbookClient", "LogbookCommandLine", "CGlibcMalloc", "CSystemd",
+                "LogbookZMQ", "LogbookServer", "LogbookClient", "LogbookCommandLine", "LogbookMetrics", "CGlibcMalloc",
+                "CSystemd",
             ],
             swiftSettings: strictSettings),
         // The bench's executable, built beside `logbook`, whose worker and query process it measures.
@@ -174,16 +187,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(
+            name: "LogbookMetricsTests", dependencies: ["LogbookMetrics"],
+            swiftSettings: strictSettings),
+        .testTarget(
             name: "LogbookClientTests",
             dependencies: ["LogbookClient", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookCommandLineTests", dependencies: ["LogbookCommandLine"],
             swiftSettings: strictSettings),
-        // The real declarations of both executables (`@testable import` of executable targets).
+        // The real declarations of both executables (`@testable import` of executable targets),
+        // and the arithmetic of `logbook top`.
         .testTarget(
             name: "LogbookCLIDeclarationTests",
-            dependencies: ["logbook", "logbook-bench", "LogbookCommandLine", "LogbookClient", "LogbookZMQ"],
+            dependencies: [
+                "logbook", "logbook-bench", "LogbookCommandLine", "LogbookClient", "LogbookZMQ", "LogbookWire",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookBenchTests",

@@ -4,10 +4,12 @@
 # is expected to be on PATH already.
 set -euo pipefail
 
+# libmicrohttpd-dev serves the processes' --metrics over HTTP; prometheus brings promtool, with
+# which the tests check the scraped metrics and deploy/'s alert rules; curl is the tests' scraper.
 # postgresql (15 in Debian 12) brings the server binaries under /usr/lib/postgresql and the
 # postgres user, for the tests' throwaway cluster (scripts/test-postgres.sh); the tests use
 # no system cluster or service.
-packages=(libsqlite3-dev libzmq3-dev libpq-dev pkg-config sqlite3 postgresql iproute2)
+packages=(libsqlite3-dev libzmq3-dev libpq-dev pkg-config sqlite3 postgresql iproute2 libmicrohttpd-dev prometheus curl)
 # libsystemd's sd_notify: `logbook run` tells systemd it is ready, alive and stopping.
 packages+=(libsystemd-dev)
 

@@ -13,6 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
 python3 scripts/check-architecture-doc.py
+# deploy/'s Prometheus configuration and alert rules, and the rules' unit tests (the dashboard's
+# and rules' metric names are checked against real processes by the metrics end-to-end test).
+promtool check config deploy/prometheus/prometheus.yml
+promtool test rules deploy/prometheus/logbook-alerts.test.yml
 swift build --build-tests -Xswiftc -warnings-as-errors
 # The systemd units of deploy/, parsed by systemd itself (Type=notify, WatchdogSec).
 ./scripts/check-units.sh

@@ -1,6 +1,7 @@
 import Foundation
 import LogbookClient
 import LogbookCommandLine
+import LogbookMetrics
 import LogbookServer
 import LogbookZMQ
 
@@ -14,6 +15,8 @@ struct Configuration {
     ]
     /// The settings of the event log's storage, which only `run` takes (see `StorageSettings`).
     static let storageSettings: [OptionSpec] = [.store, .readStore, .hints]
+    /// Where a process serves its metrics, which only `run` and `up` take.
+    static let metricsSettings: [OptionSpec] = [.metrics]
 
     let dataDirectory: String
     /// The endpoints as the settings give them; `commands` may list several workers, which
@@ -27,6 +30,8 @@ struct Configuration {
     let serverKey: String?
     /// Where the event log is kept (SQLite unless the command declares `--store` and it names PostgreSQL).
     let storage: StorageSettings
+    /// Where to serve metrics over HTTP; nil (off) unless the command declares `--metrics` and it is set.
+    let metrics: MetricsAddress?
 
     init(arguments: Arguments, environment: [String: String]) throws(CLIError) {
         func setting(_ option: OptionSpec) -> String {
@@ -55,6 +60,20 @@ struct Configuration {
         }
         diagnosticsLevel = level
         storage = try StorageSettings(arguments: arguments, environment: environment)
+        metrics = try Self.metricsAddress(arguments: arguments, environment: environment)
+    }
+
+    private static func metricsAddress(arguments: Arguments, environment: [String: String]) throws(CLIError)
+        -> MetricsAddress?
+    {
+        guard arguments.declares(.metrics), let text = arguments.setting(.metrics, environment: environment),
+            !text.isEmpty
+        else { return nil }
+        do {
+            return try MetricsAddress(parsing: text)
+        } catch {
+            throw .usage("\(OptionSpec.metrics.flag) '\(text)': \(error)")
+        }
     }
 
     /// The endpoints a worker binds. It binds one commands endpoint, so a list (which is
@@ -136,6 +155,11 @@ extension OptionSpec {
     static let hints = OptionSpec.option(
         "hints", "EP[,EP…]", "on PostgreSQL: where run feed takes commit hints; run worker sends them to each",
         default: "tcp://127.0.0.1:5559", environment: "LOGBOOK_HINTS")
+    static let metrics = OptionSpec.option(
+        "metrics", "HOST:PORT",
+        "serve Prometheus metrics at http://HOST:PORT/metrics (run; up gives the worker PORT, the query process "
+            + "PORT+1); default off",
+        environment: "LOGBOOK_METRICS")
     static let logLevel = OptionSpec.option(
         "log-level", "L", Configuration.levelNames, default: Diagnostics.Level.info.name,
         environment: "LOGBOOK_LOG_LEVEL")

@@ -15,7 +15,7 @@ struct Logbook {
     static let commands: [any Subcommand.Type] = [
         UpCommand.self, RunCommand.self,
         SendCommand.self, QueryCommand.self, SubscribeCommand.self, ReplayCommand.self, RebuildCommand.self,
-        StatusCommand.self,
+        StatusCommand.self, TopCommand.self,
         VerifyCommand.self, BackupCommand.self,
         KeygenCommand.self,
         BenchForwarder.self,

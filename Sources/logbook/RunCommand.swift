@@ -2,6 +2,7 @@ import Glibc
 import LogbookApplication
 import LogbookClient
 import LogbookCommandLine
+import LogbookMetrics
 import LogbookSQLite
 import LogbookServer
 import LogbookZMQ
@@ -37,7 +38,7 @@ struct RunCommand: ConfiguredCommand {
             and its store open, STOPPING=1 on SIGTERM, and with WatchdogSec= its serving loops send
             WATCHDOG=1 while each of them keeps turning (a wedged loop stops them).
             """,
-        settings: Configuration.settings + Configuration.storageSettings)
+        settings: Configuration.settings + Configuration.storageSettings + Configuration.metricsSettings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -57,9 +58,11 @@ struct RunCommand: ConfiguredCommand {
         case "feed": service = try makeFeed(diagnostics: diagnostics, supervision: supervision)
         default: throw .usage("cannot run '\(role)'; expected worker, query or feed")
         }
+        let metrics = try serveMetrics(of: service, diagnostics: diagnostics)
         do {
             try service.start()
         } catch {
+            metrics?.stop()
             throw .unavailable(error.description)
         }
         // start() returned: every socket is bound and the log (or the read models) is open.
@@ -71,6 +74,7 @@ struct RunCommand: ConfiguredCommand {
         }
         diagnostics.info("stopping", ["signal": ProcessSignals.name(signal)])
         supervision.stopping(status: "stopping on \(ProcessSignals.name(signal))")
+        metrics?.stop()
         service.stop()
         diagnostics.info("stopped")
         return .success
@@ -86,6 +90,22 @@ struct RunCommand: ConfiguredCommand {
         case "feed": "publishing the feed on \(endpoints.feed), log reads on \(endpoints.log)"
         default: "serving queries on \(endpoints.queries), following \(endpoints.feed)"
         }
+    }
+
+    /// With `--metrics`, an HTTP endpoint that serves `service`'s metrics, bound before the
+    /// service starts so that a taken port stops the process before it serves anything.
+    private func serveMetrics(of service: any RunnableService, diagnostics: Diagnostics) throws(CLIError)
+        -> MetricsEndpoint?
+    {
+        guard let address = configuration.metrics else { return nil }
+        let endpoint: MetricsEndpoint
+        do {
+            endpoint = try MetricsEndpoint(address) { ExpositionWriter.text(service.metricFamilies()) }
+        } catch {
+            throw .unavailable(error.description)
+        }
+        diagnostics.info("metrics served", ["url": "http://\(endpoint.boundAddress)/metrics"])
+        return endpoint
     }
 
     private func makeWorker(diagnostics: Diagnostics, supervision: Supervision) throws(CLIError)
@@ -132,7 +152,7 @@ struct RunCommand: ConfiguredCommand {
             // Like a query process, a feed process does not use --commands.
             return try FeedService(
                 endpoints: configuration.queryEndpoints, hints: hints, openStore: (reads ?? primary).open,
-                diagnostics: diagnostics, security: security, supervision: supervision)
+                diagnostics: diagnostics, security: security, supervision: supervision, clock: SystemClock())
         } catch {
             throw .unavailable(error.description)
         }
@@ -155,8 +175,8 @@ struct RunCommand: ConfiguredCommand {
     }
 }
 
-/// A service `logbook run` can start and stop.
-protocol RunnableService {
+/// A service `logbook run` can start and stop, and whose metrics it can serve.
+protocol RunnableService: MetricsSource {
     func start() throws(ServiceStartError)
     func stop()
     /// Reads the allow-list of client keys again (SIGHUP).

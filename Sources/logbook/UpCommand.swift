@@ -1,5 +1,6 @@
 import Glibc
 import LogbookCommandLine
+import LogbookMetrics
 
 /// `logbook up`: runs a worker and a query process as children (for development), both
 /// with this command's settings and its stdout and stderr. SIGINT or SIGTERM stops both;
@@ -18,7 +19,7 @@ struct UpCommand: ConfiguredCommand {
             logging to this terminal. Ctrl-C or SIGTERM stops both; if one ends on its own,
             the other is stopped and up exits 3. SIGHUP is passed on to both.
             """,
-        options: [secure], settings: Configuration.settings)
+        options: [secure], settings: Configuration.settings + Configuration.metricsSettings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -28,6 +29,7 @@ struct UpCommand: ConfiguredCommand {
         guard arguments.positionals.isEmpty else { throw .usage("up takes no positional arguments") }
         // Its worker binds one commands endpoint: refuse a list here, before starting anything.
         _ = try configuration.workerEndpoints()
+        let metrics = try childMetrics()
         let keys = try developmentKeys()
         ProcessSignals.block(including: [SIGCHLD, SIGHUP])
         let executable = try ExecutablePath.own()
@@ -40,7 +42,9 @@ struct UpCommand: ConfiguredCommand {
                 children.append(
                     (
                         role,
-                        try Self.spawn(executable, ["run", role] + configuration.childArguments + storage + security)
+                        try Self.spawn(
+                            executable,
+                            ["run", role] + configuration.childArguments + storage + security + (metrics[role] ?? []))
                     ))
             } catch {
                 Self.stop(children)
@@ -70,6 +74,20 @@ struct UpCommand: ConfiguredCommand {
             }
         }
         return status
+    }
+
+    /// With `--metrics HOST:PORT`, each child's flag: the worker serves on PORT, the query
+    /// process on PORT+1 (both on 0 when PORT is 0: the kernel chooses). None without it.
+    private func childMetrics() throws(CLIError) -> [String: [String]] {
+        guard let address = configuration.metrics else { return [:] }
+        guard address.port < UInt16.max else {
+            throw .usage("--metrics: up needs two ports, PORT and PORT+1; \(address.port) is the last")
+        }
+        let queryPort = address.port == 0 ? 0 : address.port + 1
+        return [
+            "worker": [OptionSpec.metrics.flag, address.description],
+            "query": [OptionSpec.metrics.flag, MetricsAddress(host: address.host, port: queryPort).description],
+        ]
     }
 
     /// With `--secure`, the development key set (made when missing); nil otherwise.

@@ -96,7 +96,7 @@ struct ParkedQueriesTests {
         #expect(parked.pollTimeout(now: 1_200) == 100)
         #expect(parked.due(applied: 12, readable: true, now: 1_299) == [.nudge])
         let actions = parked.due(applied: 12, readable: true, now: 1_300)
-        #expect(actions == [.timeOut("a", id: "q1", late.timedOut(at: 12))])
+        #expect(actions == [.timeOut("a", late, late.timedOut(at: 12))])
         guard case .timeOut(_, _, let error) = actions.first else { return }
         #expect(error.code == .timeout)
         #expect(error.message == "the read models reached position 12, not 50, within 300 ms")

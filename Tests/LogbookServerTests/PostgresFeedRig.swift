@@ -62,7 +62,7 @@ final class PostgresFeedRig: Sendable {
             }
             feedService = try FeedService(
                 endpoints: endpoints, hints: hints, openStore: openStore, diagnostics: diagnostics,
-                pollMilliseconds: pollMilliseconds)
+                pollMilliseconds: pollMilliseconds, clock: clock)
             query =
                 withQuery
                 ? try QueryService(

@@ -15,8 +15,10 @@ struct StatusCounterTests {
         let fresh = try commands.workerStatus()
         #expect(fresh.head == 0)
         #expect(fresh.commands == WorkerStatus.Commands(accepted: 0, rejected: 0, retries: 0, decidedAgain: 0))
-        #expect(fresh.batches == WorkerStatus.Batches(count: 0, largest: 0, last: 0, meanSize: 0))
+        #expect(fresh.batches == WorkerStatus.Batches(count: 0, largest: 0, last: 0, meanSize: 0, commands: 0))
         #expect(fresh.published == 0)
+        #expect(fresh.subscribers != nil)  // the rig's query process may have connected already
+        #expect(fresh.latency == WorkerStatus.Latency(commands: 0, commandSeconds: 0, commits: 0, commitSeconds: 0))
 
         // One at a time, so each command is a batch of its own.
         #expect(try commands.request(Fixture.registerUser("u1", commandId: "c1"))["ok"] == true)  // 1, 2
@@ -29,8 +31,14 @@ struct StatusCounterTests {
         let status = try commands.workerStatus()
         #expect(status.head == 3)
         #expect(status.commands == WorkerStatus.Commands(accepted: 3, rejected: 2, retries: 1, decidedAgain: 0))
-        #expect(status.batches == WorkerStatus.Batches(count: 4, largest: 1, last: 1, meanSize: 1))
+        #expect(status.batches == WorkerStatus.Batches(count: 4, largest: 1, last: 1, meanSize: 1, commands: 4))
         #expect(status.published == 2)  // the user and the product; the email claim is on no topic
+        // Each batch's commands were timed to their replies, and each batch's append (the
+        // retry's too: the store answers it from its record) was timed.
+        #expect(status.latency?.commands == 4)
+        #expect(status.latency?.commits == 4)
+        #expect((status.latency?.commandSeconds ?? 0) > 0)
+        #expect((status.latency?.commitSeconds ?? 0) > 0)
     }
 
     @Test("the query process counts events applied, queries answered and waiting, and rows")

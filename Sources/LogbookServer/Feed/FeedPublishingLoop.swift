@@ -33,13 +33,16 @@ struct FeedPublishingLoop: ~Copyable {
     let heartbeat: Heartbeat
     private(set) var cursor: Int64
     private var pacing: FeedPacing
+    let metrics: FeedMetrics
 
     init(
         publisher: consuming FeedPublisher, hints: consuming ZMQSocket, store: any EventStore, cursor: Int64,
         pollMilliseconds: Int, pageSize: Int, diagnostics: Diagnostics, security: ServerSecurity? = nil,
-        reloads: WakeUpPipe? = nil, heartbeat: Heartbeat = Heartbeat()
+        reloads: WakeUpPipe? = nil, heartbeat: Heartbeat = Heartbeat(), metrics: FeedMetrics
     ) {
         self.heartbeat = heartbeat
+        self.metrics = metrics
+        metrics.recordPage(messages: 0, through: cursor)
         requestGuard = RequestGuard(security: security)
         self.reloads = reloads
         self.publisher = publisher
@@ -122,6 +125,7 @@ struct FeedPublishingLoop: ~Copyable {
         for event in events { envelopes[event.position] = try? EnvelopeWriter.bytes(event) }
         let messages = publisher.messages(for: events, envelopes: envelopes)
         cursor = last.position
-        _ = try publisher.publish(messages)
+        let sent = try publisher.publish(messages)
+        metrics.recordPage(messages: sent, through: cursor)
     }
 }

@@ -1,4 +1,5 @@
-import LogbookApplication
+public import LogbookApplication
+public import LogbookMetrics
 public import LogbookZMQ
 
 /// The feed role (`logbook run feed`, PostgreSQL): publishes the shared log on a PUB socket
@@ -27,6 +28,7 @@ public final class FeedService: Sendable {
     private let supervision: Supervision
     private let threads = ThreadGroup()
     private let stopRequest: StopRequest
+    private let metrics: FeedMetrics
 
     /// Publishes at `endpoints.feed`, serves `ReadLog` at `endpoints.log` and takes the
     /// workers' hints at `hints` (bound here; the workers connect). Without a hint it reads
@@ -34,7 +36,7 @@ public final class FeedService: Sendable {
     public init(
         endpoints: ServiceEndpoints, hints: String, openStore: @escaping WorkerService.StoreOpener,
         diagnostics: Diagnostics, pollMilliseconds: Int = 200, pageSize: Int = 1_000, security: ServerSecurity? = nil,
-        supervision: Supervision = Supervision()
+        supervision: Supervision = Supervision(), clock: any Clock
     ) throws(ZMQError) {
         context = try ZMQContext()
         self.supervision = supervision
@@ -46,6 +48,7 @@ public final class FeedService: Sendable {
         self.diagnostics = diagnostics
         self.pollMilliseconds = pollMilliseconds
         self.pageSize = pageSize
+        metrics = FeedMetrics(started: ProcessStart(clock))
     }
 
     public func start() throws(ServiceStartError) {
@@ -94,7 +97,8 @@ public final class FeedService: Sendable {
             let store = RetriedReads(try openStore())
             let head = try store.headPosition()
             let reloads = try security?.watchReloads()
-            let publisher = try FeedPublisher(context, at: endpoints.feed, head: head, security: security)
+            let publisher = try FeedPublisher(
+                context, at: endpoints.feed, head: head, security: security, subscribers: metrics.subscribers)
             let subscriber = try ZMQSocket(context, .subscriber)
             try subscriber.set(.receiveHighWaterMark, 1_000)
             try subscriber.subscribe("")
@@ -103,7 +107,8 @@ public final class FeedService: Sendable {
             loop = FeedPublishingLoop(
                 publisher: publisher, hints: subscriber, store: store, cursor: head,
                 pollMilliseconds: pollMilliseconds, pageSize: pageSize, diagnostics: diagnostics,
-                security: security, reloads: reloads, heartbeat: supervision.heartbeat(for: "feed"))
+                security: security, reloads: reloads, heartbeat: supervision.heartbeat(for: "feed"),
+                metrics: metrics)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("feed sockets", error.description))
         } catch {
@@ -112,4 +117,9 @@ public final class FeedService: Sendable {
         gate.open()
         loop.run()
     }
+}
+
+extension FeedService: MetricsSource {
+    /// Feed messages published, the position published through, start time and uptime.
+    public func metricFamilies() -> [MetricFamily] { metrics.families() }
 }

@@ -28,7 +28,7 @@ struct ParkedQueries<Route> {
         /// Its position is reached: answer it from the reader.
         case answer(Route, QueryRequest)
         /// Its deadline passed first: reply with this `timeout` error.
-        case timeOut(Route, id: String, ServiceError)
+        case timeOut(Route, QueryRequest, ServiceError)
         /// Ask the projection thread to read the log now (the feed may never carry the
         /// position: the event at it may be an email claim, on no topic).
         case nudge
@@ -83,7 +83,7 @@ struct ParkedQueries<Route> {
             if readable && entry.request.minPosition <= applied {
                 actions.append(.answer(entry.route, entry.request))
             } else if entry.deadline <= now {
-                actions.append(.timeOut(entry.route, id: entry.request.id, entry.request.timedOut(at: applied)))
+                actions.append(.timeOut(entry.route, entry.request, entry.request.timedOut(at: applied)))
             } else {
                 waiting.append(entry)
             }

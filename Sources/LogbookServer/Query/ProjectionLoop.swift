@@ -108,9 +108,11 @@ struct ProjectionLoop: ~Copyable {
         let head = follower.lastKnownHead
         let holes = follower.holesDetected
         let current = generation
+        let now = MonotonicClock.milliseconds()
         state.update { snapshot in
             snapshot.applied = cursor
             snapshot.head = max(snapshot.head, head, cursor)
+            if cursor >= snapshot.head { snapshot.caughtUpAt = now }
             snapshot.generation = current
             snapshot.holesDetected = holes
             if rebuildEnded { snapshot.rebuild = .idle }

@@ -32,15 +32,17 @@ struct QueryLoop: ~Copyable {
     private var outbox = ReplyOutbox()
     private var parked = ParkedQueries<RoutedRequest>()
     private var rebuilds = RebuildRequests()
-    private var answered = 0
+    /// The thread's counters, shared with `Status` and the metrics endpoint.
+    let metrics: QueryMetrics
 
     init(
         router: consuming ZMQSocket, reader: GenerationReader, state: QueryProcessState,
         startRebuild: @escaping () -> Void, clock: any Clock, diagnostics: Diagnostics, security: ServerSecurity? = nil,
-        heartbeat: Heartbeat = Heartbeat(), stop: StopRequest? = nil
+        heartbeat: Heartbeat = Heartbeat(), stop: StopRequest? = nil, metrics: QueryMetrics
     ) {
         self.heartbeat = heartbeat
         self.stop = stop
+        self.metrics = metrics
         requestGuard = RequestGuard(security: security)
         self.router = router
         self.reader = reader
@@ -81,6 +83,7 @@ struct QueryLoop: ~Copyable {
                         diagnostics.error("query loop: socket error", ["error": error.description])
                     }
                 }
+                metrics.update { $0.parked = parked.count }
             } catch {
                 if error.isTerminated { return }
                 // A socket error other than shutdown concerns one message; keep serving.
@@ -97,7 +100,7 @@ struct QueryLoop: ~Copyable {
         diagnostics.info(
             "query loop stopped",
             [
-                "answered": "\(answered)", "undelivered": "\(outbox.waitingCount)",
+                "answered": "\(metrics.read().answered)", "undelivered": "\(outbox.waitingCount)",
                 "parked": "\(parked.count)",
             ])
     }
@@ -158,6 +161,7 @@ struct QueryLoop: ~Copyable {
         do {
             request = try QueryRequest(wire: wire)
         } catch {
+            metrics.update { $0.count(type: wire.type, outcome: error.code.rawValue) }
             return try send(routed, WireEncoding.failure(id: wire.id, error))
         }
         let arrival = parked.arrive(
@@ -166,17 +170,24 @@ struct QueryLoop: ~Copyable {
         switch arrival {
         case .answerNow: try perform(.answer(routed, request))
         case .park(let nudge): if nudge { try perform(.nudge) }
-        case .refuse(let error): try send(routed, WireEncoding.failure(id: request.id, error))
+        case .refuse(let error):
+            metrics.update { $0.count(type: request.query.typeName, outcome: error.code.rawValue) }
+            try send(routed, WireEncoding.failure(id: request.id, error))
         }
     }
 
     private mutating func perform(_ action: ParkedQueries<RoutedRequest>.Action) throws(ZMQError) {
         switch action {
         case .answer(let routed, let request):
-            answered += 1
-            try send(routed, reader.answer(request))
-        case .timeOut(let routed, let id, let error):
-            try send(routed, WireEncoding.failure(id: id, error))
+            let reply = reader.answer(request)
+            metrics.update {
+                $0.answered += 1
+                $0.count(type: request.query.typeName, outcome: QueryCounters.outcome(of: reply))
+            }
+            try send(routed, reply)
+        case .timeOut(let routed, let request, let error):
+            metrics.update { $0.count(type: request.query.typeName, outcome: error.code.rawValue) }
+            try send(routed, WireEncoding.failure(id: request.id, error))
         case .nudge:
             state.requestCatchUp()
         }
@@ -184,7 +195,8 @@ struct QueryLoop: ~Copyable {
 
     private mutating func status(_ snapshot: Snapshot) -> QueryStatus {
         QueryStatus(
-            snapshot, uptimeSeconds: uptime.seconds, queriesAnswered: answered, queriesWaiting: parked.count,
+            snapshot, uptimeSeconds: uptime.seconds, queriesAnswered: metrics.read().answered,
+            queriesWaiting: parked.count,
             readModels: reader.counts(),
             peers: requestGuard.security.map(\.peerStatus))
     }

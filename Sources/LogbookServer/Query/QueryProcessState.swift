@@ -17,6 +17,13 @@ final class QueryProcessState: Sendable {
         var holesDetected = 0
         var catchUpRequested = false
         var rebuild = RebuildProgress.idle
+        /// When (monotonic milliseconds) the read models last reached the head they knew.
+        var caughtUpAt = MonotonicClock.milliseconds()
+
+        /// Seconds since the read models last reached the head they knew; 0 when they are there.
+        func lagSeconds(now: Int64) -> Double {
+            applied >= head ? 0 : Double(max(0, now - caughtUpAt)) / 1000
+        }
     }
 
     /// Where a rebuild stands.

@@ -1,5 +1,6 @@
 public import LogbookApplication
 import LogbookDomain
+public import LogbookMetrics
 public import LogbookZMQ
 
 /// The read side (`logbook run query`): a projection thread (feed SUB + log reads into the
@@ -27,6 +28,7 @@ public final class QueryService: Sendable {
     private let supervision: Supervision
     private let threads = ThreadGroup()
     private let stopRequest: StopRequest
+    private let metrics: QueryMetrics
 
     public convenience init(
         endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics,
@@ -49,6 +51,7 @@ public final class QueryService: Sendable {
         self.security = security
         self.clientKeys = clientKeys
         state = try QueryProcessState()
+        metrics = QueryMetrics(state: state, started: ProcessStart(clock))
         self.endpoints = endpoints
         self.generations = generations
         self.clock = clock
@@ -151,7 +154,7 @@ public final class QueryService: Sendable {
             loop = QueryLoop(
                 router: router, reader: reader, state: state, startRebuild: { [self] in startRebuild() },
                 clock: clock, diagnostics: diagnostics, security: security,
-                heartbeat: supervision.heartbeat(for: "queries"), stop: stopRequest)
+                heartbeat: supervision.heartbeat(for: "queries"), stop: stopRequest, metrics: metrics)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("queries socket", error.description))
         } catch {
@@ -179,4 +182,10 @@ public final class QueryService: Sendable {
             job.run()
         }
     }
+}
+
+extension QueryService: MetricsSource {
+    /// Checkpoint, head, lag in events and seconds, events applied, queries by type and
+    /// outcome, parked queries, generation and rebuild progress, start time and uptime.
+    public func metricFamilies() -> [MetricFamily] { metrics.families(peers: security) }
 }

@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookWire
+import LogbookZMQ
 
 extension QueryStatus {
     /// The query process's status as the query thread sees it: positions, generation,
@@ -13,6 +14,7 @@ extension QueryStatus {
             checkpoint: snapshot.applied, head: snapshot.head, generation: snapshot.generation,
             uptimeSeconds: uptimeSeconds, eventsApplied: snapshot.eventsApplied,
             holesDetected: snapshot.holesDetected, queriesAnswered: queriesAnswered, queriesWaiting: queriesWaiting,
-            readModels: readModels, rebuild: RebuildState(snapshot.rebuild), peers: peers)
+            readModels: readModels, rebuild: RebuildState(snapshot.rebuild), peers: peers,
+            lagSeconds: snapshot.lagSeconds(now: MonotonicClock.milliseconds()))
     }
 }

@@ -1,6 +1,7 @@
 import LogbookApplication
 import LogbookDomain
 import LogbookJSON
+import LogbookMetrics
 import LogbookWire
 import LogbookZMQ
 
@@ -37,13 +38,15 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     let heartbeat: Heartbeat
     let stop: StopRequest?
     private var outbox = ReplyOutbox()
-    private var statistics = WorkerStatistics()
+    /// The loop's statistics, shared with `Status` and the metrics endpoint.
+    let metrics: WorkerMetrics
     private let uptime: Uptime
 
     init(
         router: consuming ZMQSocket, announcer: consuming Announcer, handler: CommandHandler, store: any EventStore,
         clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int, security: ServerSecurity? = nil,
-        reloads: WakeUpPipe? = nil, heartbeat: Heartbeat = Heartbeat(), stop: StopRequest? = nil
+        reloads: WakeUpPipe? = nil, heartbeat: Heartbeat = Heartbeat(), stop: StopRequest? = nil,
+        metrics: WorkerMetrics
     ) {
         self.heartbeat = heartbeat
         self.stop = stop
@@ -55,7 +58,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         self.maximumBatch = maximumBatch
         requestGuard = RequestGuard(security: security)
         self.reloads = reloads
-        statistics.security = security
+        self.metrics = metrics
         uptime = Uptime(clock)
     }
 
@@ -112,6 +115,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     private mutating func serveWaitingRequests() throws(ZMQError) {
         var commands: [(request: RoutedRequest, command: CommandRequest)] = []
         var taken = 0
+        let started = ContinuousClock.now
         // Every message counts toward the batch, so a flood of other requests cannot keep
         // drained commands waiting.
         while taken < maximumBatch, let message = try router.receiveMessage(wait: false) {
@@ -126,8 +130,10 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         guard !commands.isEmpty else { return }
         let outcomes = handler.handle(commands.map(\.command))
         logStoreFailures(outcomes)
-        statistics.record(batchOf: outcomes)
-        statistics.decidedAgain = handler.commandsDecidedAgain
+        metrics.update {
+            $0.record(batchOf: outcomes)
+            $0.decidedAgain = handler.commandsDecidedAgain
+        }
         var fresh: [RecordedEvent] = []
         for case .accepted(let accepted) in outcomes where !accepted.wasRetry { fresh += accepted.events }
         fresh.sort { $0.position < $1.position }
@@ -141,7 +147,12 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
             try reply(
                 request, bytes: WireEncoding.commandReplyBytes(id: command.commandId, outcome, envelopes: envelopes))
         }
-        statistics.published += try announcer.announce(announcement)
+        let replied = (ContinuousClock.now - started).seconds
+        let published = try announcer.announce(announcement)
+        metrics.update {
+            $0.commandSeconds.observe(replied, times: outcomes.count)
+            $0.published += published
+        }
         if outcomes.count > 1 { diagnostics.debug("batch committed", ["commands": "\(outcomes.count)"]) }
     }
 
@@ -170,14 +181,14 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         do {
             request = try routed.wireRequest()
         } catch {
-            statistics.recordRefusal()
+            metrics.update { $0.recordRefusal(code: error.error.code) }
             return .reply(WireEncoding.failure(id: error.id, error.error))
         }
         switch requestGuard.admit(routed.metadata, for: request.type == "Status" ? .status : .command) {
         case .serve: break
         case .drop: return .drop
         case .unauthorized(let error):
-            statistics.recordRefusal()
+            metrics.update { $0.recordRefusal(code: error.code) }
             return .reply(WireEncoding.failure(id: request.id, error))
         }
         do {
@@ -187,13 +198,13 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
             }
             return .command(try CommandRequest(wire: request))
         } catch {
-            statistics.recordRefusal()
+            metrics.update { $0.recordRefusal(code: error.code) }
             return .reply(WireEncoding.failure(id: request.id, error))
         }
     }
 
     private func status(id: String) -> JSONValue {
-        let status = statistics.status(head: try? store.headPosition(), uptimeSeconds: uptime.seconds)
+        let status = metrics.read().status(head: try? store.headPosition(), uptimeSeconds: uptime.seconds)
         return WireEncoding.success(id: id, ["result": status.json])
     }
 

@@ -29,13 +29,21 @@ struct FeedPublisher: ~Copyable {
     private let context: ZMQContext
     private let endpoint: String
     private let security: ServerSecurity?
+    /// Counts the subscribers connected to the socket (and to each one bound anew), if given.
+    private let subscribers: ConnectionCount?
     /// Per topic, the position of the last event published on it (or the head at start).
     private var previous: [FeedTopic: Int64]
 
     /// Binds the PUB socket (a CURVE server with `security`). `head` is the log's last
     /// position: no event after it has been published yet, so it is every topic's starting `previous`.
-    init(_ context: ZMQContext, at endpoint: String, head: Int64, security: ServerSecurity? = nil) throws(ZMQError) {
-        socket = try ServerSockets.publisher(context, at: endpoint, security: security)
+    init(
+        _ context: ZMQContext, at endpoint: String, head: Int64, security: ServerSecurity? = nil,
+        subscribers: ConnectionCount? = nil
+    ) throws(ZMQError) {
+        let socket = try ServerSockets.publisher(context, at: endpoint, security: security)
+        try subscribers?.monitor(socket, in: context)
+        self.socket = consume socket
+        self.subscribers = subscribers
         self.context = context
         self.endpoint = endpoint
         self.security = security
@@ -48,8 +56,10 @@ struct FeedPublisher: ~Copyable {
     mutating func rebind() throws(ZMQError) {
         socket = nil
         isBound = false
-        socket = try ServerSockets.publisher(
+        let socket = try ServerSockets.publisher(
             context, at: endpoint, security: security, retryingFor: Self.rebindPatienceMilliseconds)
+        try subscribers?.monitor(socket, in: context)
+        self.socket = consume socket
         isBound = true
     }
 

@@ -1,4 +1,5 @@
 public import LogbookApplication
+public import LogbookMetrics
 public import LogbookZMQ
 
 /// The write side (`logbook run worker`): a command loop thread (commands ROUTER + feed
@@ -44,6 +45,7 @@ public final class WorkerService: Sendable {
     private let supervision: Supervision
     private let threads = ThreadGroup()
     private let stopRequest: StopRequest
+    private let metrics: WorkerMetrics
 
     public convenience init(
         endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock, ids: any IDGenerator,
@@ -74,6 +76,7 @@ public final class WorkerService: Sendable {
         self.ids = ids
         self.diagnostics = diagnostics
         self.maximumBatch = maximumBatch
+        metrics = WorkerMetrics(security: security, started: ProcessStart(clock))
     }
 
     public func start() throws(ServiceStartError) {
@@ -135,8 +138,9 @@ public final class WorkerService: Sendable {
     private func runCommandLoop(_ gate: StartupGate) {
         switch afterCommit {
         case .publishFeed:
-            serveCommands(gate) { [context, endpoints, security] head throws(ZMQError) in
-                try FeedPublisher(context, at: endpoints.feed, head: head, security: security)
+            serveCommands(gate) { [context, endpoints, security, metrics] head throws(ZMQError) in
+                try FeedPublisher(
+                    context, at: endpoints.feed, head: head, security: security, subscribers: metrics.subscribers)
             }
         case .hintFeedProcesses(let hints):
             serveCommands(gate) { [context, hintKeys] _ throws(ZMQError) in
@@ -153,8 +157,9 @@ public final class WorkerService: Sendable {
         var loop: CommandLoop<Announcer>
         do {
             let store = try openStore()
-            let handler = CommandHandler(store: store, clock: clock, ids: ids)
+            let handler = CommandHandler(store: TimedEventStore(store: store, metrics: metrics), clock: clock, ids: ids)
             let head = try store.headPosition()
+            metrics.update { $0.head = head }
             let reloads = try security?.watchReloads()
             let announcer = try makeAnnouncer(head)
             let router = try ServerSockets.router(
@@ -162,7 +167,7 @@ public final class WorkerService: Sendable {
             loop = CommandLoop(
                 router: router, announcer: announcer, handler: handler, store: store, clock: clock,
                 diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads,
-                heartbeat: supervision.heartbeat(for: "commands"), stop: stopRequest)
+                heartbeat: supervision.heartbeat(for: "commands"), stop: stopRequest, metrics: metrics)
         } catch let error as ZMQError {
             return gate.fail(ServiceStartError("worker sockets", error.description))
         } catch {
@@ -171,4 +176,10 @@ public final class WorkerService: Sendable {
         gate.open()
         loop.run()
     }
+}
+
+extension WorkerService: MetricsSource {
+    /// Commands, rejections by code, batch sizes, commit and command latency, events
+    /// appended and published, the head, start time and uptime (and CURVE counts).
+    public func metricFamilies() -> [MetricFamily] { metrics.families() }
 }

@@ -23,12 +23,16 @@ public struct QueryStatus: Sendable, Equatable {
     public var rebuild: RebuildState
     /// With CURVE on: handshakes admitted and refused, requests dropped (revoked keys).
     public var peers: PeerStatus?
+    /// Seconds since the read models last reached the head they knew (0 when they are
+    /// there); nil from a query process that does not say.
+    public var lagSeconds: Double?
 
     public init(
         checkpoint: Int64, head: Int64, generation: Int, uptimeSeconds: Int64, eventsApplied: Int,
         holesDetected: Int, queriesAnswered: Int, queriesWaiting: Int, readModels: ReadModelCounts?,
-        rebuild: RebuildState, peers: PeerStatus? = nil
+        rebuild: RebuildState, peers: PeerStatus? = nil, lagSeconds: Double? = nil
     ) {
+        self.lagSeconds = lagSeconds
         self.checkpoint = checkpoint
         self.head = head
         self.generation = generation
@@ -47,12 +51,13 @@ public struct QueryStatus: Sendable, Equatable {
 
     static let fields = [
         "role", "checkpoint", "head", "lag", "generation", "uptimeSeconds", "eventsApplied", "holesDetected",
-        "queriesAnswered", "queriesWaiting", "readModels", "rebuild", "peers",
+        "queriesAnswered", "queriesWaiting", "readModels", "rebuild", "peers", "lagSeconds",
     ]
     static let readModelFields = ["users", "posts", "products", "orders"]
 
     /// `{"role":"query","checkpoint","head","lag","generation","uptimeSeconds","eventsApplied",
-    /// "holesDetected","queriesAnswered","queriesWaiting","readModels"?:{…},"rebuild":{…},"peers"?:{…}}`.
+    /// "holesDetected","queriesAnswered","queriesWaiting","readModels"?:{…},"rebuild":{…},"peers"?:{…},
+    /// "lagSeconds"?}`.
     public var json: JSONValue {
         var result: JSONObject = [
             "role": .string(Self.role),
@@ -74,6 +79,7 @@ public struct QueryStatus: Sendable, Equatable {
         }
         result["rebuild"] = rebuild.json
         if let peers { result["peers"] = peers.json }
+        if let lagSeconds { result["lagSeconds"] = .double(lagSeconds) }
         return .object(result)
     }
 
@@ -94,7 +100,8 @@ public struct QueryStatus: Sendable, Equatable {
             eventsApplied: try fields.int("eventsApplied"), holesDetected: try fields.int("holesDetected"),
             queriesAnswered: try fields.int("queriesAnswered"), queriesWaiting: try fields.int("queriesWaiting"),
             readModels: readModels, rebuild: try RebuildState(json: try fields.value("rebuild"), at: "result.rebuild"),
-            peers: try PeerStatus.read(from: fields))
+            peers: try PeerStatus.read(from: fields),
+            lagSeconds: fields.has("lagSeconds") ? try fields.number("lagSeconds") : nil)
         guard try fields.int("lag") == Int(lag) else {
             throw StatusDocumentError(field: "result.lag", "must be head − checkpoint (at least 0), \(lag)")
         }

@@ -31,18 +31,55 @@ public struct WorkerStatus: Sendable, Equatable {
     }
 
     /// The group commits: how many, the largest and the last one's size, the mean size
-    /// rounded to two decimals.
+    /// rounded to two decimals, and the commands in them all (nil from a worker that does
+    /// not say), from which a reader finds the mean size between two of its samples.
     public struct Batches: Sendable, Equatable {
         public var count: Int
         public var largest: Int
         public var last: Int
         public var meanSize: Double
+        public var commands: Int?
 
-        public init(count: Int, largest: Int, last: Int, meanSize: Double) {
+        public init(count: Int, largest: Int, last: Int, meanSize: Double, commands: Int? = nil) {
             self.count = count
             self.largest = largest
             self.last = last
             self.meanSize = meanSize
+            self.commands = commands
+        }
+
+        var json: JSONValue {
+            var members: JSONObject = [
+                "count": .int(count), "largest": .int(largest), "last": .int(last), "meanSize": .double(meanSize),
+            ]
+            if let commands { members["commands"] = .int(commands) }
+            return .object(members)
+        }
+    }
+
+    /// Time spent since the process started: commands answered and the seconds from taking
+    /// each off the socket to its reply, summed; group commits and their seconds, summed.
+    /// Two samples give the mean latency between them (`logbook top`).
+    public struct Latency: Sendable, Equatable {
+        public var commands: Int
+        public var commandSeconds: Double
+        public var commits: Int
+        public var commitSeconds: Double
+
+        public init(commands: Int, commandSeconds: Double, commits: Int, commitSeconds: Double) {
+            self.commands = commands
+            self.commandSeconds = commandSeconds
+            self.commits = commits
+            self.commitSeconds = commitSeconds
+        }
+
+        static let fields = ["commands", "commandSeconds", "commits", "commitSeconds"]
+
+        var json: JSONValue {
+            [
+                "commands": .int(commands), "commandSeconds": .double(commandSeconds), "commits": .int(commits),
+                "commitSeconds": .double(commitSeconds),
+            ]
         }
     }
 
@@ -56,11 +93,17 @@ public struct WorkerStatus: Sendable, Equatable {
     public var published: Int
     /// With CURVE on: handshakes admitted and refused, requests dropped (revoked keys).
     public var peers: PeerStatus?
+    /// Summed command and commit latencies (nil from a worker that does not say).
+    public var latency: Latency?
+    /// Connections to the worker's feed socket now (nil from a worker that does not say).
+    public var subscribers: Int?
 
     public init(
         head: Int64?, uptimeSeconds: Int64, commands: Commands, batches: Batches, published: Int,
-        peers: PeerStatus? = nil
+        peers: PeerStatus? = nil, subscribers: Int? = nil, latency: Latency? = nil
     ) {
+        self.latency = latency
+        self.subscribers = subscribers
         self.head = head
         self.uptimeSeconds = uptimeSeconds
         self.commands = commands
@@ -69,31 +112,41 @@ public struct WorkerStatus: Sendable, Equatable {
         self.peers = peers
     }
 
-    /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published","peers"?:{…}}`;
-    /// `commands.decidedAgain` only when known, `peers` only with CURVE on.
+    /// `{"role":"worker","head","uptimeSeconds","commands":{…},"batches":{…},"published","peers"?:{…},
+    /// "subscribers"?,"latency"?:{…}}`; `commands.decidedAgain`, `batches.commands`,
+    /// `subscribers` and `latency` only when known, `peers` only with CURVE on.
     public var json: JSONValue {
         var result: JSONObject = [
             "role": .string(Self.role),
             "head": head.map { .int(Int($0)) } ?? .null,
             "uptimeSeconds": .int(Int(uptimeSeconds)),
             "commands": commands.json,
-            "batches": [
-                "count": .int(batches.count), "largest": .int(batches.largest), "last": .int(batches.last),
-                "meanSize": .double(batches.meanSize),
-            ],
+            "batches": batches.json,
             "published": .int(published),
         ]
         if let peers { result["peers"] = peers.json }
+        if let subscribers { result["subscribers"] = .int(subscribers) }
+        if let latency { result["latency"] = latency.json }
         return .object(result)
     }
 
     /// Reads what `json` writes.
     public init(json: JSONValue) throws(StatusDocumentError) {
         let fields = try StatusFields(
-            json, at: "result", allowed: ["role", "head", "uptimeSeconds", "commands", "batches", "published", "peers"])
+            json, at: "result",
+            allowed: [
+                "role", "head", "uptimeSeconds", "commands", "batches", "published", "peers", "subscribers", "latency",
+            ])
         try fields.constant("role", Self.role)
         let commands = try fields.object("commands", allowed: ["accepted", "rejected", "retries", "decidedAgain"])
-        let batches = try fields.object("batches", allowed: ["count", "largest", "last", "meanSize"])
+        let batches = try fields.object("batches", allowed: ["count", "largest", "last", "meanSize", "commands"])
+        var latency: Latency?
+        if fields.has("latency") {
+            let times = try fields.object("latency", allowed: Latency.fields)
+            latency = Latency(
+                commands: try times.int("commands"), commandSeconds: try times.number("commandSeconds"),
+                commits: try times.int("commits"), commitSeconds: try times.number("commitSeconds"))
+        }
         self.init(
             head: try fields.optionalInt("head").map(Int64.init), uptimeSeconds: Int64(try fields.int("uptimeSeconds")),
             commands: Commands(
@@ -102,7 +155,9 @@ public struct WorkerStatus: Sendable, Equatable {
                 decidedAgain: commands.has("decidedAgain") ? try commands.int("decidedAgain") : nil),
             batches: Batches(
                 count: try batches.int("count"), largest: try batches.int("largest"), last: try batches.int("last"),
-                meanSize: try batches.number("meanSize")),
-            published: try fields.int("published"), peers: try PeerStatus.read(from: fields))
+                meanSize: try batches.number("meanSize"),
+                commands: batches.has("commands") ? try batches.int("commands") : nil),
+            published: try fields.int("published"), peers: try PeerStatus.read(from: fields),
+            subscribers: fields.has("subscribers") ? try fields.int("subscribers") : nil, latency: latency)
     }
 }

@@ -158,7 +158,12 @@ final class BackgroundLogbook: @unchecked Sendable {
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // Reaped here, not with Foundation's `waitUntilExit`: run from a test's task on
+            // Swift's cooperative pool after a failed expectation, that call was seen spinning
+            // for good on a process already dead, taking one of the pool's two threads and
+            // starving every other test into timeouts.
+            var status: Int32 = 0
+            while waitpid(process.processIdentifier, &status, 0) == -1 && errno == EINTR {}
         }
     }
 

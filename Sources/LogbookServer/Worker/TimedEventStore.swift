@@ -1,0 +1,36 @@
+import LogbookApplication
+
+/// An event store that times each `append` (one group commit) into the worker's commit
+/// histogram and otherwise is the store it wraps.
+struct TimedEventStore: EventStore {
+    let store: any EventStore
+    let metrics: WorkerMetrics
+
+    func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
+        let started = ContinuousClock.now
+        defer { metrics.observeCommit(seconds: (ContinuousClock.now - started).seconds) }
+        return try store.append(batch)
+    }
+
+    func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
+        try store.readStream(stream, fromVersion: fromVersion, limit: limit)
+    }
+
+    func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError) -> [RecordedEvent] {
+        try store.read(fromPosition: fromPosition, limit: limit, categories: categories)
+    }
+
+    func headPosition() throws(EventStoreError) -> Int64 { try store.headPosition() }
+
+    func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
+        try store.commandRecord(commandId)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a double.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
