@@ -23,7 +23,7 @@ enum PayloadProjection {
     static func change(_ recorded: RecordedEvent) -> Outcome {
         var data = recorded.data
         return data.withUTF8 { bytes in
-            var reader = PayloadReader(bytes: bytes)
+            var reader = CanonicalCursor(bytes: bytes)
             guard let change = reader.change(recorded) else { return .unsupported }
             return .change(change)
         }
@@ -31,15 +31,8 @@ enum PayloadProjection {
 }
 
 /// Reads one payload in the codec's layout; every step answers nil when the bytes differ.
-private struct PayloadReader {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
-
-    init(bytes: UnsafeBufferPointer<UInt8>) {
-        self.bytes = bytes
-    }
-
-    mutating func change(_ recorded: RecordedEvent) -> ReadModelChange?? {
+extension CanonicalCursor {
+    fileprivate mutating func change(_ recorded: RecordedEvent) -> ReadModelChange?? {
         let at = Timestamp(millisecondsSinceEpoch: recorded.recordedAt)
         let position = recorded.position
         let stream = recorded.stream
@@ -152,77 +145,67 @@ private struct PayloadReader {
 
     /// A required identifier; with `stream`, the first field, whose id names the stream the
     /// event must be on (`prefix` + id).
-    mutating func id<Kind>(_ key: StaticString, first: Bool = false, stream: String? = nil, _ prefix: StaticString = "")
+    fileprivate mutating func id<Kind>(
+        _ key: StaticString, first: Bool = false, stream: String? = nil, _ prefix: StaticString = ""
+    )
         -> Identifier<Kind>?
     {
-        guard self.key(key, first: first), let raw = stringValue(), let id = try? Identifier<Kind>(raw) else {
+        guard self.key(key, first: first), let raw = string(), let id = try? Identifier<Kind>(raw) else {
             return nil
         }
         if let stream, !Self.stream(stream, is: prefix, raw) { return nil }
         return id
     }
 
-    mutating func string(_ key: StaticString) -> String? {
+    fileprivate mutating func string(_ key: StaticString) -> String? {
         guard self.key(key) else { return nil }
-        return stringValue()
+        return string()
     }
 
     /// An optional string: `.some(nil)` when the field is absent, nil when it is not readable.
-    mutating func optionalString(_ key: StaticString) -> String?? {
+    fileprivate mutating func optionalString(_ key: StaticString) -> String?? {
         guard self.key(key) else { return .some(nil) }
-        guard let text = stringValue() else { return nil }
+        guard let text = string() else { return nil }
         return .some(text)
     }
 
-    mutating func choice<Choice: WireChoice>(_ key: StaticString) -> Choice? {
+    fileprivate mutating func choice<Choice: WireChoice>(_ key: StaticString) -> Choice? {
         string(key).flatMap(Choice.init(rawValue:))
     }
 
-    mutating func optionalChoice<Choice: WireChoice>(_ key: StaticString) -> Choice?? {
+    fileprivate mutating func optionalChoice<Choice: WireChoice>(_ key: StaticString) -> Choice?? {
         guard let text = optionalString(key) else { return nil }
         guard let raw = text else { return .some(nil) }
         return Choice(rawValue: raw).map { .some($0) }
     }
 
-    mutating func money(_ key: StaticString) -> Money? {
+    fileprivate mutating func money(_ key: StaticString) -> Money? {
         string(key).flatMap { try? Money(recorded: $0) }
     }
 
-    mutating func optionalMoney(_ key: StaticString) -> Money?? {
+    fileprivate mutating func optionalMoney(_ key: StaticString) -> Money?? {
         guard let text = optionalString(key) else { return nil }
         guard let raw = text else { return .some(nil) }
         guard let money = try? Money(recorded: raw) else { return nil }
         return .some(money)
     }
 
-    mutating func optionalBirthday(_ key: StaticString) -> Birthday?? {
+    fileprivate mutating func optionalBirthday(_ key: StaticString) -> Birthday?? {
         guard let text = optionalString(key) else { return nil }
         guard let raw = text else { return .some(nil) }
         guard let birthday = try? Birthday(recorded: raw) else { return nil }
         return .some(birthday)
     }
 
-    mutating func integer(_ key: StaticString) -> Int? {
-        guard self.key(key), let end = JSONCanonicalForm.valueEnd(in: bytes, from: index) else { return nil }
-        var value = 0
-        var negative = false
-        for byte in bytes[index..<end] {
-            if byte == UInt8(ascii: "-") {
-                negative = true
-            } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            } else {
-                return nil
-            }
-        }
-        index = end
-        return negative ? -value : value
+    fileprivate mutating func integer(_ key: StaticString) -> Int? {
+        guard self.key(key) else { return nil }
+        return integer()
     }
 
     // MARK: Layout
 
     /// Consumes `,"key":` (or `"key":` for the first field) when it is next.
-    mutating func key(_ key: StaticString, first: Bool = false) -> Bool {
+    fileprivate mutating func key(_ key: StaticString, first: Bool = false) -> Bool {
         let start = index
         guard first || take(","), take("\""), take(key), take("\":") else {
             index = start
@@ -231,28 +214,10 @@ private struct PayloadReader {
         return true
     }
 
-    mutating func stringValue() -> String? {
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
-            let (text, end) = JSONCanonicalForm.string(in: bytes, from: index)
-        else { return nil }
-        index = end
-        return text
-    }
-
-    mutating func end() -> Bool { take("}") && index == bytes.count }
-
-    mutating func take(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count else { return false }
-        let matches = literal.withUTF8Buffer { expected in
-            (0..<count).allSatisfy { bytes[index + $0] == expected[$0] }
-        }
-        if matches { index += count }
-        return matches
-    }
+    fileprivate mutating func end() -> Bool { take("}") && index == bytes.count }
 
     /// True when `stream` is exactly `prefix` followed by `id`.
-    static func stream(_ stream: String, is prefix: StaticString, _ id: String) -> Bool {
+    fileprivate static func stream(_ stream: String, is prefix: StaticString, _ id: String) -> Bool {
         let name = stream.utf8
         let count = prefix.utf8CodeUnitCount
         guard name.count == count + id.utf8.count else { return false }
