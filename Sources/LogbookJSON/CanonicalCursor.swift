@@ -14,8 +14,13 @@ public struct CanonicalCursor {
     public mutating func take(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { return false }
+        // Through the base pointers: the bounds are checked once, above, not per byte.
         let matches = literal.withUTF8Buffer { expected in
-            (0..<count).allSatisfy { bytes[index + $0] == expected[$0] }
+            guard let here = bytes.baseAddress?.advanced(by: index), let wanted = expected.baseAddress else {
+                return count == 0
+            }
+            for offset in 0..<count where here[offset] != wanted[offset] { return false }
+            return true
         }
         if matches { index += count }
         return matches
@@ -30,21 +35,34 @@ public struct CanonicalCursor {
         return text
     }
 
-    /// A canonical integer (what `JSONParser` reads as `.int`).
+    /// A canonical integer (what `JSONParser` reads as `.int`), read in one pass with the
+    /// rules of `JSONCanonicalForm`: `0`, or `-`? and 1 to 18 digits not starting with 0,
+    /// with no digit, fraction or exponent after it.
     public mutating func integer() -> Int? {
-        guard let end = JSONCanonicalForm.valueEnd(in: bytes, from: index) else { return nil }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        var at = index
+        guard at < bytes.count else { return nil }
+        let negative = bytes[at] == UInt8(ascii: "-")
+        if negative { at += 1 }
+        guard at < bytes.count, isDigit(bytes[at]) else { return nil }
         var value = 0
-        var negative = false
-        for byte in bytes[index..<end] {
-            if byte == UInt8(ascii: "-") {
-                negative = true
-            } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            } else {
-                return nil
+        if bytes[at] == UInt8(ascii: "0") {
+            guard !negative else { return nil }
+            at += 1
+        } else {
+            let start = at
+            while at < bytes.count, isDigit(bytes[at]) {
+                value = value * 10 + Int(bytes[at] - UInt8(ascii: "0"))
+                at += 1
+                guard at - start <= 18 else { return nil }
             }
         }
-        index = end
+        if at < bytes.count {
+            let next = bytes[at]
+            guard !isDigit(next), next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E")
+            else { return nil }
+        }
+        index = at
         return negative ? -value : value
     }
 }
