@@ -120,7 +120,7 @@ public final class SQLiteReadModelStore: ReadModelStore {
             if let failure = load.failure { throw failure }
             try Projector.check(events, through: position, checkpoint: load.applied)
             // Everything is decoded before anything is buffered: a batch is taken whole or not at all.
-            let decoded = try Self.chunks(of: events).map { chunk throws(ReadModelStoreError) in try chunk.events() }
+            let decoded = try Self.chunks(of: events).map { chunk throws(ReadModelStoreError) in try chunk.changes() }
             for chunk in decoded { try Projector.apply(chunk, to: &load.buffer) }
             load.applied = position
             if load.buffer.count >= bulkFlushRows { try flush(&load) }
@@ -137,7 +137,7 @@ public final class SQLiteReadModelStore: ReadModelStore {
                 // The changes of the whole batch are folded first (`ReadModelChangeBuffer`):
                 // a busy row is written once per batch, not once per event.
                 var changes = ReadModelChangeBuffer()
-                for chunk in Self.chunks(of: events) { try Projector.apply(try chunk.events(), to: &changes) }
+                for chunk in Self.chunks(of: events) { try Projector.apply(try chunk.changes(), to: &changes) }
                 for change in changes.drain() { try tables.write(change) }
                 if position != checkpoint { try tables.setCheckpoint(position) }
             }
@@ -232,15 +232,15 @@ private struct BulkLoad {
     }
 }
 
-/// A chunk of events being decoded, on Dispatch's global queue or (`now`) at once on the
-/// calling thread; `events()` waits for the outcome.
+/// A chunk of events being turned into row changes, on Dispatch's global queue or (`now`)
+/// at once on the calling thread; `changes()` waits for the outcome.
 private final class DecodingChunk: Sendable {
-    private let outcome = Mutex<Result<[ProjectedEvent], ReadModelStoreError>?>(nil)
+    private let outcome = Mutex<Result<[ReadModelChange], ReadModelStoreError>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     init(_ events: ArraySlice<RecordedEvent>, now: Bool) {
         let decode: @Sendable () -> Void = { [self] in
-            let result = Result { () throws(ReadModelStoreError) in try Projector.decode(events) }
+            let result = Result { () throws(ReadModelStoreError) in try Projector.changes(events) }
             outcome.withLock { $0 = result }
             done.signal()
         }
@@ -251,7 +251,7 @@ private final class DecodingChunk: Sendable {
         }
     }
 
-    func events() throws(ReadModelStoreError) -> [ProjectedEvent] {
+    func changes() throws(ReadModelStoreError) -> [ReadModelChange] {
         done.wait()
         return try outcome.withLock { $0! }.get()
     }

@@ -93,6 +93,45 @@ public enum Projector {
             event: event)
     }
 
+    /// The row changes of `events`, in order (an event that changes no row gives none). Each
+    /// payload is read through the fast path (`PayloadProjection`, which trusts the log's own
+    /// payloads); anything it does not read goes through `decode` and `change(for:)`, which
+    /// give the same change, or throw `unreadableEvent` saying what is wrong.
+    public static func changes(_ events: ArraySlice<RecordedEvent>) throws(ReadModelStoreError) -> [ReadModelChange] {
+        var changes: [ReadModelChange] = []
+        changes.reserveCapacity(events.count)
+        for recorded in events where isProjected(recorded.stream) {
+            switch PayloadProjection.change(recorded) {
+            case .change(let change):
+                if let change { changes.append(change) }
+            case .unsupported:
+                if let decoded = try decode(recorded), let change = change(for: decoded) { changes.append(change) }
+            }
+        }
+        return changes
+    }
+
+    /// Whether events of `stream` have read models (`projectedCategories` holds its category),
+    /// told from the name's first bytes for the usual `category-id` names.
+    static func isProjected(_ stream: String) -> Bool {
+        let name = stream.utf8
+        for (prefix, projected) in streamPrefixes where prefix.withUTF8Buffer({ name.starts(with: $0) }) {
+            return projected
+        }
+        return projectedCategories.contains(RecordedEvent.category(ofStream: stream))
+    }
+
+    private static let streamPrefixes: [(prefix: StaticString, projected: Bool)] = [
+        ("user-", true), ("post-", true), ("product-", true), ("order-", true), ("email-", false),
+    ]
+
+    /// Writes changes in order.
+    public static func apply(_ changes: [ReadModelChange], to writer: inout some ReadModelWriter)
+        throws(ReadModelStoreError)
+    {
+        for change in changes { try writer.write(change) }
+    }
+
     /// Applies decoded events in order.
     public static func apply(_ events: [ProjectedEvent], to writer: inout some ReadModelWriter)
         throws(ReadModelStoreError)
@@ -107,7 +146,8 @@ public enum Projector {
     public static func project(
         _ events: [RecordedEvent], through: Int64, checkpoint: Int64, into writer: inout some ReadModelWriter
     ) throws(ReadModelStoreError) {
-        try apply(try prepare(events, through: through, checkpoint: checkpoint), to: &writer)
+        try check(events, through: through, checkpoint: checkpoint)
+        try apply(try changes(events[...]), to: &writer)
     }
 
     /// The one row write `event` makes; nil when it changes no read model.

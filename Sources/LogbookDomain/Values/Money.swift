@@ -27,23 +27,39 @@ public struct Money: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     private static func cents(in text: String, field: String) throws(DomainError) -> Int64 {
-        let parts = text.utf8.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
-        let isDigit: (UInt8) -> Bool = { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-        guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(isDigit) else {
-            throw .invalidInput(field: field, reason: "must be a decimal string such as \"19.99\"")
-        }
-        let fraction = parts.count == 2 ? Array(parts[1]) : []
-        guard parts.count == 1 || (1...2).contains(fraction.count), fraction.allSatisfy(isDigit) else {
-            throw .invalidInput(field: field, reason: "must have one or two digits after the decimal point")
-        }
+        // One pass over the bytes: whole digits, then optionally `.` and one or two digits.
         var cents: Int64 = 0
-        let digits = Array(whole) + fraction + Array(repeating: UInt8(ascii: "0"), count: 2 - fraction.count)
-        for digit in digits {
+        var wholeDigits = 0
+        var fractionDigits = 0
+        var seenPoint = false
+        func add(_ digit: UInt8) throws(DomainError) {
             let (shifted, overflowShift) = cents.multipliedReportingOverflow(by: 10)
-            let (added, overflowAdd) = shifted.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+            let (added, overflowAdd) = shifted.addingReportingOverflow(Int64(digit))
             guard !overflowShift, !overflowAdd else { throw .invalidInput(field: field, reason: "is too large") }
             cents = added
         }
+        let notDecimal = DomainError.invalidInput(field: field, reason: "must be a decimal string such as \"19.99\"")
+        let badFraction = DomainError.invalidInput(
+            field: field, reason: "must have one or two digits after the decimal point")
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "."), !seenPoint {
+                guard wholeDigits > 0 else { throw notDecimal }
+                seenPoint = true
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                if seenPoint {
+                    fractionDigits += 1
+                    guard fractionDigits <= 2 else { throw badFraction }
+                } else {
+                    wholeDigits += 1
+                }
+                try add(byte - UInt8(ascii: "0"))
+            } else {
+                throw seenPoint ? badFraction : notDecimal
+            }
+        }
+        guard wholeDigits > 0 else { throw notDecimal }
+        guard !seenPoint || fractionDigits > 0 else { throw badFraction }
+        for _ in fractionDigits..<2 { try add(0) }
         return cents
     }
 

@@ -15,22 +15,15 @@ public enum LogPageReader {
     /// The reply's `id` and page, or nil when the reply is not in the writer's exact form.
     public static func page(_ reply: [UInt8]) -> (id: String, page: LogPage)? {
         reply.withUnsafeBufferPointer { bytes in
-            var cursor = Cursor(bytes: bytes)
+            var cursor = CanonicalCursor(bytes: bytes)
             return cursor.reply()
         }
     }
 }
 
 /// Walks a reply in the writer's layout; every step answers nil when the bytes differ.
-private struct Cursor {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
-
-    init(bytes: UnsafeBufferPointer<UInt8>) {
-        self.bytes = bytes
-    }
-
-    mutating func reply() -> (id: String, page: LogPage)? {
+extension CanonicalCursor {
+    fileprivate mutating func reply() -> (id: String, page: LogPage)? {
         guard take(#"{"id":"#), let id = string(), take(#","ok":true,"events":["#) else { return nil }
         var events: [RecordedEvent] = []
         if !take("]") {
@@ -49,7 +42,7 @@ private struct Cursor {
 
     /// One envelope; nil also for anything `WireDecoding.recordedEvent` would refuse
     /// (positions and versions below 1, a payload that is not an object, a bad time).
-    mutating func envelope() -> RecordedEvent? {
+    fileprivate mutating func envelope() -> RecordedEvent? {
         guard take(#"{"eventId":"#), let eventId = string(), take(#","position":"#), let position = integer(),
             position >= 1, take(#","stream":"#), let stream = string(), take(#","version":"#),
             let version = integer(), version >= 1, take(#","type":"#), let type = string(), take(#","data":"#),
@@ -71,7 +64,7 @@ private struct Cursor {
     /// `"YYYY-MM-DDTHH:MM:SS.mmmZ"` read straight from the bytes: exactly what
     /// `Timestamp(rfc3339:)` accepts (a real date, hours below 24, minutes and seconds
     /// below 60), in milliseconds since the epoch.
-    mutating func instant() -> Int64? {
+    fileprivate mutating func instant() -> Int64? {
         guard index + 26 <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[index + 25] == UInt8(ascii: "\"")
         else { return nil }
         let start = index + 1
@@ -93,42 +86,5 @@ private struct Cursor {
         index += 26
         let secondOfDay = (hours * 60 + minutes) * 60 + seconds
         return (date.daysSinceEpoch * 86_400 + secondOfDay) * 1000 + milliseconds
-    }
-
-    /// Consumes `literal` when the bytes at the cursor are exactly it.
-    mutating func take(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count else { return false }
-        let matches = literal.withUTF8Buffer { expected in
-            (0..<count).allSatisfy { bytes[index + $0] == expected[$0] }
-        }
-        if matches { index += count }
-        return matches
-    }
-
-    mutating func string() -> String? {
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""),
-            let (text, end) = JSONCanonicalForm.string(in: bytes, from: index)
-        else { return nil }
-        index = end
-        return text
-    }
-
-    /// A canonical integer (what the slow path reads as `.int`).
-    mutating func integer() -> Int? {
-        guard let end = JSONCanonicalForm.valueEnd(in: bytes, from: index) else { return nil }
-        var value = 0
-        var negative = false
-        for byte in bytes[index..<end] {
-            if byte == UInt8(ascii: "-") {
-                negative = true
-            } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            } else {
-                return nil
-            }
-        }
-        index = end
-        return negative ? -value : value
     }
 }
