@@ -30,6 +30,13 @@ struct HealthCheck {
         problems.append("\(role) \(endpoint): refused Status: \(code): \(message)")
     }
 
+    /// A worker that answered `Status` but could not read its log's head (`head: null`): it
+    /// cannot serve commands either.
+    mutating func worker(_ status: WorkerStatus, at endpoint: String) {
+        guard status.head == nil else { return }
+        problems.append("worker \(endpoint): cannot read its log (Status has no head)")
+    }
+
     /// A query process that answered: too far behind `logHead` (the workers' head, if any answered)?
     mutating func query(_ status: QueryStatus, at endpoint: String, logHead: Int64?) {
         let head = max(status.head, logHead ?? 0)

@@ -53,7 +53,9 @@ struct StatusCommand: ConfiguredCommand {
             case .success(let reply):
                 workerReports[endpoint] = reply.json
                 switch reply {
-                case .status(let status): logHead = max(logHead ?? 0, status.head ?? 0)
+                case .status(let status):
+                    logHead = max(logHead ?? 0, status.head ?? 0)
+                    health.worker(status, at: endpoint)
                 case .refused(let error): health.refused("worker", at: endpoint, error)
                 }
             case .failure(let error):

@@ -209,11 +209,19 @@ class Suite:
         asker = context.socket(zmq.DEALER)
         asker.linger = 0
         asker.connect(self.cluster.endpoints["queries"])
-        for number in range(400):
-            asker.send_multipart([b"", json.dumps({"id": f"q-{number}", "type": "ListProducts",
-                                                   "data": {"perPage": 50}}).encode()])
+        def ask(numbers):
+            for number in numbers:
+                asker.send_multipart([b"", json.dumps({"id": f"q-{number}", "type": "ListProducts",
+                                                       "data": {"perPage": 50}}).encode()])
+        # A first round until one reply is back (the process is serving them), then a second
+        # round sent just before SIGTERM: some of it is answered, some never read.
+        ask(range(400))
+        if not asker.poll(10_000):
+            self.fail("the query process answered none of 400 queries within 10 s")
+        asker.recv_multipart()
+        received = 1
+        ask(range(400, 800))
         status = self.cluster.terminate("query")
-        received = 0
         while asker.poll(1_000):
             asker.recv_multipart()
             received += 1
@@ -221,9 +229,11 @@ class Suite:
         stopped = [line for line in self.cluster.log_tail("query", 50).splitlines() if "query loop stopped" in line]
         answered = int(stopped[-1].split("answered=")[1].split()[0]) - answered_before if stopped else None
         self.note(f"SIGTERM query process with queries in flight: exit status {status}, answered {answered}, "
-                  f"replies received {received} of 400 sent")
+                  f"replies received {received} of 800 sent")
         if status != 0:
             self.fail(f"the query process exited {status} on SIGTERM")
+        if not answered:
+            self.fail(f"the query process logged no answered query before it stopped ({answered})")
         if answered != received:
             self.fail(f"the query process answered {answered} queries, the client received {received}")
         self.cluster.start("query")

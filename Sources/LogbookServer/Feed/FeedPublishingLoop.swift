@@ -111,6 +111,9 @@ struct FeedPublishingLoop: ~Copyable {
                 return
             }
             try publish(events)
+            // A long catch-up (after an outage of the log) is many pages: each one is a turn
+            // for the watchdog, so catching up never reads as a wedged loop.
+            heartbeat.beat()
             if events.count < pageSize { break }
         }
         if pacing.read(reached: cursor) { diagnostics.info("following the log again", ["published": "\(cursor)"]) }

@@ -14,8 +14,11 @@ import LogbookZMQ
 /// while it waited is answered all the same (it was admitted when it came).
 ///
 /// Replies go through a `ReplyOutbox`: a client that does not read pins a bounded number of
-/// bytes, and once over its budget its requests are dropped unread until it reads. When `stop` is requested it takes no new request, answers what is due, hands on
-/// the replies waiting (bounded) and closes with a linger; queries still parked get nothing.
+/// bytes, and once over its budget its requests are dropped unread until it reads. When
+/// `stop` is requested it takes no new request, hands on the replies waiting (bounded) and
+/// closes with a linger; queries still parked get nothing. A turn reads at most
+/// `requestsPerTurn` requests, so a steady stream of them cannot keep the loop from its
+/// heartbeat, its stop or its parked queries' deadlines.
 struct QueryLoop: ~Copyable {
     typealias Snapshot = QueryProcessState.Snapshot
 
@@ -52,6 +55,9 @@ struct QueryLoop: ~Copyable {
         uptime = Uptime(clock)
     }
 
+    /// Requests read in one turn at most; more waiting make the next poll return at once.
+    static let requestsPerTurn = 1_000
+
     mutating func run() {
         while true {
             do {
@@ -68,7 +74,9 @@ struct QueryLoop: ~Copyable {
                 // generation would give a waiting query rows older than its position.
                 let snapshot = state.read()
                 reader.follow(snapshot.generation)
-                while let message = try router.receiveMessage(wait: false) {
+                var taken = 0
+                while taken < Self.requestsPerTurn, let message = try router.receiveMessage(wait: false) {
+                    taken += 1
                     try serve(RoutedRequest(message), snapshot)
                 }
                 let actions = parked.due(
