@@ -89,6 +89,9 @@ public final class FeedService: Sendable {
         stopRequest.waitForLoops(1, upTo: 2 * StopRequest.drainMilliseconds)
         context.shutdown()
         threads.joinAll()
+        // The feed socket's monitor holds a socket of the context too: once it is closed, the
+        // context can end and deliver what the closed sockets hold before the process exits.
+        metrics.subscribers.join()
     }
 
     private func runPublishingLoop(_ gate: StartupGate) {

@@ -44,6 +44,8 @@ public final class WorkerService: Sendable {
     private let hintKeys: CurveClientKeys?
     private let supervision: Supervision
     private let threads = ThreadGroup()
+    /// Whether `stop()` ends the context (it made it), so that replies sent last still leave.
+    private let ownsContext: Bool
     private let stopRequest: StopRequest
     private let metrics: WorkerMetrics
 
@@ -55,16 +57,19 @@ public final class WorkerService: Sendable {
         try self.init(
             context: try ZMQContext(), endpoints: endpoints, openStore: openStore, clock: clock, ids: ids,
             diagnostics: diagnostics, maximumBatch: maximumBatch, afterCommit: afterCommit, security: security,
-            hintKeys: hintKeys, supervision: supervision)
+            hintKeys: hintKeys, supervision: supervision, ownsContext: true)
     }
 
-    /// A worker on a context the caller made (a test may bind something in it first).
+    /// A worker on a context the caller made (a test may bind something in it first); with
+    /// `ownsContext`, `stop()` ends the context too.
     init(
         context: ZMQContext, endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock,
         ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int, afterCommit: AfterCommit = .publishFeed,
-        security: ServerSecurity?, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision()
+        security: ServerSecurity?, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision(),
+        ownsContext: Bool = false
     ) throws(ZMQError) {
         self.context = context
+        self.ownsContext = ownsContext
         self.supervision = supervision
         stopRequest = try StopRequest()
         self.security = security
@@ -133,6 +138,12 @@ public final class WorkerService: Sendable {
         stopRequest.waitForLoops(2, upTo: 2 * StopRequest.drainMilliseconds)
         context.shutdown()
         threads.joinAll()
+        // The feed socket's monitor holds a socket of the context too: once it is closed, the
+        // context can end and deliver what the closed sockets hold before the process exits.
+        metrics.subscribers.join()
+        // Every socket is closed now: wait until libzmq handed on what they hold (the last
+        // batch's replies and feed messages, within their linger), before the process exits.
+        if ownsContext { context.terminate() }
     }
 
     private func runCommandLoop(_ gate: StartupGate) {

@@ -11,6 +11,8 @@ import Synchronization
 public final class ConnectionCount: Sendable {
     private let value = Atomic<Int>(0)
     private let monitors = Atomic<Int>(0)
+    /// The monitors' reader threads, for `join()`.
+    private let readers = Mutex<[OwnedThread]>([])
 
     public init() {}
 
@@ -31,7 +33,7 @@ public final class ConnectionCount: Sendable {
         let connected = DispatchSemaphore(value: 0)
         let failure = Mutex<ZMQError?>(nil)
         // The reader socket is made, used and closed on the monitor's own thread.
-        _ = OwnedThread(name: "logbook-monitor") { [self] in
+        let reader = OwnedThread(name: "logbook-monitor") { [self] in
             do throws(ZMQError) {
                 let reader = try ZMQSocket(context, .pair)
                 try reader.connect(endpoint)
@@ -42,11 +44,20 @@ public final class ConnectionCount: Sendable {
                 connected.signal()
             }
         }
+        readers.withLock { $0.append(reader) }
         connected.wait()
         if let error = failure.withLock({ $0 }) {
             zmq_socket_monitor(socket.handle, nil, 0)
             throw error
         }
+    }
+
+    /// Waits until every monitor's reader thread has ended (each ends when its socket closes
+    /// or the context shuts down), so that its socket no longer holds the context: a process
+    /// that stops lets its context end, and libzmq delivers what the closed sockets hold
+    /// (their linger), only once every socket of it is closed.
+    public func join() {
+        for reader in readers.withLock({ $0 }) { reader.join() }
     }
 
     /// Reads events until the monitored socket closes or the context shuts down.
