@@ -9,6 +9,9 @@ import Synchronization
 final class StopRequest: Sendable {
     /// How long a stopping loop may spend delivering the replies it holds.
     static let drainMilliseconds = 3_000
+    /// How long a stopping command loop keeps its connections open after its last replies
+    /// left, so that its clients read them before the connections close.
+    static let replyGraceMilliseconds = 1_000
 
     private let requested = Atomic(false)
     private let ended = Atomic(0)
