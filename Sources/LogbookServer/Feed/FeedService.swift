@@ -85,13 +85,9 @@ public final class FeedService: Sendable {
     /// first hands on the pages it holds (`StopRequest`); what the feed did not publish,
     /// subscribers read from the log.
     public func stop() {
-        stopRequest.request()
-        stopRequest.waitForLoops(1, upTo: 2 * StopRequest.drainMilliseconds)
-        context.shutdown()
-        threads.joinAll()
-        // The feed socket's monitor holds a socket of the context too: once it is closed, the
-        // context can end and deliver what the closed sockets hold before the process exits.
-        metrics.subscribers.join()
+        // The feed socket's monitor holds a socket of the context too; the service made its context.
+        ServiceStop(stopRequest: stopRequest, loops: 1, context: context, threads: threads, ownsContext: true)
+            .perform { metrics.subscribers.join() }
     }
 
     private func runPublishingLoop(_ gate: StartupGate) {

@@ -27,6 +27,8 @@ public final class QueryService: Sendable {
     private let clientKeys: CurveClientKeys?
     private let supervision: Supervision
     private let threads = ThreadGroup()
+    /// Whether `stop()` ends the context (it made it), so that the last answers still leave.
+    private let ownsContext: Bool
     private let stopRequest: StopRequest
     private let metrics: QueryMetrics
 
@@ -36,16 +38,19 @@ public final class QueryService: Sendable {
     ) throws(ZMQError) {
         try self.init(
             context: try ZMQContext(), endpoints: endpoints, generations: generations, clock: clock,
-            diagnostics: diagnostics, security: security, clientKeys: clientKeys, supervision: supervision)
+            diagnostics: diagnostics, security: security, clientKeys: clientKeys, supervision: supervision,
+            ownsContext: true)
     }
 
-    /// A query process on a context the caller made (a test may bind something in it first).
+    /// A query process on a context the caller made (a test may bind something in it first);
+    /// with `ownsContext`, `stop()` ends the context too.
     init(
         context: ZMQContext, endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock,
         diagnostics: Diagnostics, security: ServerSecurity?, clientKeys: CurveClientKeys?,
-        supervision: Supervision = Supervision()
+        supervision: Supervision = Supervision(), ownsContext: Bool = false
     ) throws(ZMQError) {
         self.context = context
+        self.ownsContext = ownsContext
         self.supervision = supervision
         stopRequest = try StopRequest()
         self.security = security
@@ -119,11 +124,11 @@ public final class QueryService: Sendable {
         security.reload(reporting: diagnostics)
     }
 
+    /// Stops serving cleanly; blocks until every thread has closed its sockets and, when it
+    /// made its context, until libzmq handed on the answers they hold.
     public func stop() {
-        stopRequest.request()
-        stopRequest.waitForLoops(1, upTo: 2 * StopRequest.drainMilliseconds)
-        context.shutdown()
-        threads.joinAll()
+        ServiceStop(stopRequest: stopRequest, loops: 1, context: context, threads: threads, ownsContext: ownsContext)
+            .perform()
     }
 
     private func runProjection(

@@ -134,16 +134,9 @@ public final class WorkerService: Sendable {
     /// Stops serving cleanly; blocks until every thread has closed its sockets (libzmq then
     /// delivers what they hold for up to `StopRequest.drainMilliseconds` more).
     public func stop() {
-        stopRequest.request()
-        stopRequest.waitForLoops(2, upTo: 2 * StopRequest.drainMilliseconds)
-        context.shutdown()
-        threads.joinAll()
-        // The feed socket's monitor holds a socket of the context too: once it is closed, the
-        // context can end and deliver what the closed sockets hold before the process exits.
-        metrics.subscribers.join()
-        // Every socket is closed now: wait until libzmq handed on what they hold (the last
-        // batch's replies and feed messages, within their linger), before the process exits.
-        if ownsContext { context.terminate() }
+        // The feed socket's monitor holds a socket of the context too.
+        ServiceStop(stopRequest: stopRequest, loops: 2, context: context, threads: threads, ownsContext: ownsContext)
+            .perform { metrics.subscribers.join() }
     }
 
     private func runCommandLoop(_ gate: StartupGate) {
