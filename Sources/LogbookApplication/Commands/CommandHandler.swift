@@ -46,8 +46,11 @@ public final class CommandHandler {
     public func handle(_ requests: [CommandRequest]) -> [CommandOutcome] {
         var outcomes = [CommandOutcome?](repeating: nil, count: requests.count)
         let today = clock.now().utcDate
-        var commands: [Int: Command] = [:]
+        var commands = [Command?](repeating: nil, count: requests.count)
+        var pending: [Int] = []
+        pending.reserveCapacity(requests.count)
         var firstIndexOfId: [String: Int] = [:]
+        firstIndexOfId.reserveCapacity(requests.count)
         var repeats: [(index: Int, original: Int)] = []
 
         for (index, request) in requests.enumerated() {
@@ -59,13 +62,13 @@ public final class CommandHandler {
                 do {
                     commands[index] = try CommandParser.parse(type: request.type, data: request.data, today: today)
                     firstIndexOfId[request.commandId] = index
+                    pending.append(index)
                 } catch {
                     outcomes[index] = .rejected(error)
                 }
             }
         }
 
-        var pending = commands.keys.sorted()
         for attempt in 1...Self.maximumAttempts where !pending.isEmpty {
             pending = appendRound(
                 pending, requests: requests, commands: commands, isLastAttempt: attempt == Self.maximumAttempts,
@@ -83,11 +86,12 @@ public final class CommandHandler {
     /// collect outcomes. Returns the commands to decide again: those whose record met a
     /// version conflict or leaned on a command of the round that did not commit.
     private func appendRound(
-        _ pending: [Int], requests: [CommandRequest], commands: [Int: Command], isLastAttempt: Bool,
+        _ pending: [Int], requests: [CommandRequest], commands: [Command?], isLastAttempt: Bool,
         outcomes: inout [CommandOutcome?]
     ) -> [Int] {
-        var overlay = StateOverlay()
+        var overlay = StateOverlay(expectedStreams: pending.count * 2)
         var batch: [(index: Int, request: AppendRequest, touched: [StreamId])] = []
+        batch.reserveCapacity(pending.count)
         let now = clock.now()
 
         for index in pending {
@@ -163,15 +167,23 @@ public final class CommandHandler {
         let metadata = EventMetadata(
             commandId: commandId, correlationId: request.correlationId ?? commandId,
             causationId: request.causationId ?? commandId)
-        var versions: [StreamId: Int] = [:]
+        // The streams read and their versions, in reading order: a command reads one to three,
+        // so a list searched in order costs less than a dictionary built per command.
+        var read: [(stream: StreamId, version: Int)] = []
+        read.reserveCapacity(4)
+        func version(of stream: StreamId) -> Int? {
+            for entry in read where entry.stream == stream { return entry.version }
+            return nil
+        }
         /// The append request that records `outcome` (events or an answer), guarded by what was read.
         func record(_ events: [NewEvent], answer: String?) -> Decision {
+            var expectations: [String: ExpectedVersion] = [:]
+            expectations.reserveCapacity(read.count)
+            for entry in read { expectations[entry.stream.name] = .at(entry.version) }
             let append = AppendRequest(
-                metadata: metadata, events: events,
-                expectations: Dictionary(
-                    uniqueKeysWithValues: versions.map { ($0.key.name, ExpectedVersion.at($0.value)) }),
-                dependencies: overlay.writers(of: versions.keys), answer: answer)
-            return .record(append, touched: Array(versions.keys))
+                metadata: metadata, events: events, expectations: expectations,
+                dependencies: overlay.writers(of: read.lazy.map(\.stream)), answer: answer)
+            return .record(append, touched: read.map(\.stream))
         }
         func answer(_ outcome: CommandOutcome) -> Decision {
             record([], answer: AnswerCodec.encode(outcome))
@@ -181,18 +193,18 @@ public final class CommandHandler {
             // transaction and answers `.duplicate` with the first outcome, whatever this
             // decision says. Retries are rare; a lookup per command is not.
             var states = AggregateStates()
-            while case let missing = command.streamsRead(given: states).filter({ versions[$0] == nil }),
+            while case let missing = command.streamsRead(given: states).filter({ version(of: $0) == nil }),
                 !missing.isEmpty
             {
                 for stream in missing {
                     let entry = try load(stream, overlay: overlay)
                     states[stream] = entry.state
-                    versions[stream] = entry.version
+                    read.append((stream, entry.version))
                 }
             }
 
             let primary = command.primaryStream
-            if let version = versions[primary], !request.expectedVersion.isMet(byCurrentVersion: version) {
+            if let version = version(of: primary), !request.expectedVersion.isMet(byCurrentVersion: version) {
                 let conflict = VersionConflict(stream: primary.name, expected: request.expectedVersion, actual: version)
                 return answer(.rejected(ServiceError(conflict, cause: .expectedVersion)))
             }
@@ -207,7 +219,7 @@ public final class CommandHandler {
                         eventId: ids.newEventId(), stream: event.stream.name, type: event.typeName,
                         data: EventCodec.encodedText(event), recordedAt: now.millisecondsSinceEpoch)
                 }, answer: nil)
-            for (stream, version) in versions {
+            for (stream, version) in read {
                 overlay.stage(stream, StreamStateCache.Entry(version: version, state: states[stream]))
             }
             for event in events { overlay.apply(event, by: commandId) }
