@@ -12,6 +12,11 @@ import LogbookDomain
 ///   whoever else writes to the log;
 /// - a command whose record met a version conflict is decided again on fresh state (up
 ///   to `maximumAttempts`), so concurrent writers cost retries, not errors;
+/// - a stream a command creates (`Command.streamsCreated`) that the handler knows nothing
+///   of is not read on the first round: it is taken as new, and the append's expectation
+///   (version 0) checks that. A stream that did exist fails that expectation and the
+///   command is decided again, this time on what the log holds. Nearly every such stream
+///   is new, and reading it is a store query that finds nothing;
 /// - a command id once recorded returns its first outcome and appends nothing. Requests
 ///   refused before any state is read (unknown type, invalid values) are not recorded:
 ///   the same request always gets the same refusal.
@@ -71,8 +76,7 @@ public final class CommandHandler {
 
         for attempt in 1...Self.maximumAttempts where !pending.isEmpty {
             pending = appendRound(
-                pending, requests: requests, commands: commands, isLastAttempt: attempt == Self.maximumAttempts,
-                outcomes: &outcomes)
+                pending, requests: requests, commands: commands, attempt: attempt, outcomes: &outcomes)
             // Returned only when another round remains: each of these is decided again.
             commandsDecidedAgain += pending.count
         }
@@ -86,9 +90,10 @@ public final class CommandHandler {
     /// collect outcomes. Returns the commands to decide again: those whose record met a
     /// version conflict or leaned on a command of the round that did not commit.
     private func appendRound(
-        _ pending: [Int], requests: [CommandRequest], commands: [Command?], isLastAttempt: Bool,
+        _ pending: [Int], requests: [CommandRequest], commands: [Command?], attempt: Int,
         outcomes: inout [CommandOutcome?]
     ) -> [Int] {
+        let isLastAttempt = attempt == Self.maximumAttempts
         var overlay = StateOverlay(expectedStreams: pending.count * 2)
         var batch: [(index: Int, request: AppendRequest, touched: [StreamId])] = []
         batch.reserveCapacity(pending.count)
@@ -96,7 +101,7 @@ public final class CommandHandler {
 
         for index in pending {
             guard let command = commands[index] else { continue }
-            switch decide(command, request: requests[index], now: now, overlay: &overlay) {
+            switch decide(command, request: requests[index], now: now, assumingNew: attempt == 1, overlay: &overlay) {
             case .finished(let outcome): outcomes[index] = outcome
             case .record(let append, let touched): batch.append((index, append, touched))
             }
@@ -159,10 +164,11 @@ public final class CommandHandler {
     }
 
     /// Loads what `command` reads, checks the client's expectation, decides, and stages the
-    /// decision as an append request guarded by what it read.
-    private func decide(_ command: Command, request: CommandRequest, now: Timestamp, overlay: inout StateOverlay)
-        -> Decision
-    {
+    /// decision as an append request guarded by what it read. With `assumingNew`, the
+    /// streams it creates are taken as new unless the round or the cache knows them.
+    private func decide(
+        _ command: Command, request: CommandRequest, now: Timestamp, assumingNew: Bool, overlay: inout StateOverlay
+    ) -> Decision {
         let commandId = request.commandId
         let metadata = EventMetadata(
             commandId: commandId, correlationId: request.correlationId ?? commandId,
@@ -193,11 +199,12 @@ public final class CommandHandler {
             // transaction and answers `.duplicate` with the first outcome, whatever this
             // decision says. Retries are rare; a lookup per command is not.
             var states = AggregateStates()
+            let created = assumingNew ? command.streamsCreated : []
             while case let missing = command.streamsRead(given: states).filter({ version(of: $0) == nil }),
                 !missing.isEmpty
             {
                 for stream in missing {
-                    let entry = try load(stream, overlay: overlay)
+                    let entry = try load(stream, overlay: overlay, assumingNew: created.contains(stream))
                     states[stream] = entry.state
                     read.append((stream, entry.version))
                 }
@@ -244,13 +251,15 @@ public final class CommandHandler {
     }
 
     /// The state of `stream`: from this round's staged decisions, else from the cache, else
-    /// folded from the log. A cached state is trusted without asking the log: if another
-    /// process has written the stream since, the append's expectation on the cached version
-    /// fails, the stream leaves the cache, and the next round reads it afresh.
-    private func load(_ stream: StreamId, overlay: StateOverlay) throws -> StreamStateCache.Entry {
+    /// (`assumingNew`) new, else folded from the log. A cached or assumed state is trusted
+    /// without asking the log: if the stream holds other events, the append's expectation on
+    /// that version fails, the stream leaves the cache, and the next round reads it afresh.
+    /// An assumed state is not cached: only what committed or was read is.
+    private func load(_ stream: StreamId, overlay: StateOverlay, assumingNew: Bool) throws -> StreamStateCache.Entry {
         if let staged = overlay.entries[stream] { return staged }
         if let cached = cache.entry(for: stream) { return cached }
         var entry = StreamStateCache.Entry(version: 0, state: .initial(for: stream))
+        if assumingNew { return entry }
         for recorded in try store.readWholeStream(stream.name) {
             entry.state = entry.state.evolved(by: try EventCodec.decode(recorded))
             entry.version = recorded.version
