@@ -197,7 +197,7 @@ let package = Package(
             name: "LogbookCommandLineTests", dependencies: ["LogbookCommandLine"],
             swiftSettings: strictSettings),
         // The real declarations of both executables (`@testable import` of executable targets),
-        // and the arithmetic of `logbook top`.
+        // the arithmetic of `logbook top`, and the worker's random event ids.
         .testTarget(
             name: "LogbookCLIDeclarationTests",
             dependencies: [

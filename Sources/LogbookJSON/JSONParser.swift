@@ -62,6 +62,8 @@ private struct Reader {
         return value
     }
 
+    static let expectedMembers = 8
+
     func fail(_ reason: String) -> JSONSyntaxError { JSONSyntaxError(reason: reason, offset: index) }
 
     mutating func skipWhitespace() {
@@ -122,6 +124,8 @@ private struct Reader {
             depth -= 1
             return .object(object)
         }
+        // Requests, payloads and envelopes have a handful of members: one allocation, not one per doubling.
+        object.reserveCapacity(Self.expectedMembers)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key") }

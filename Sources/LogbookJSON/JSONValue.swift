@@ -62,6 +62,11 @@ public struct JSONObject: Sendable, Equatable, Sequence {
         for (key, value) in members { self[key] = value }
     }
 
+    /// Makes room for `count` members, so that building an object of known size grows its storage once.
+    public mutating func reserveCapacity(_ count: Int) {
+        members.reserveCapacity(count)
+    }
+
     public var keys: [String] { members.map(\.key) }
     public var count: Int { members.count }
 

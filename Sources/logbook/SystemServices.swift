@@ -8,8 +8,3 @@ struct SystemClock: Clock {
         Timestamp(millisecondsSinceEpoch: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
 }
-
-/// Random (version 4) UUIDs for event ids.
-struct UUIDGenerator: IDGenerator {
-    func newEventId() -> String { UUID().uuidString.lowercased() }
-}

@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookDomain
+import LogbookTestSupport
 import Testing
 
 @Suite("Stream state cache")
@@ -31,5 +32,50 @@ struct StreamStateCacheTests {
         #expect(cache.entry(for: try stream(1)) == nil)
         cache.removeAll()
         #expect(cache.count == 0)
+    }
+
+    @Test("random stores, reads and removals keep exactly the most recently used streams")
+    func matchesAReferenceModel() throws {
+        var generator = SeededGenerator(seed: 13)
+        var cache = StreamStateCache(capacity: 16)
+        // The reference: streams from least to most recently used, with their entries.
+        var model: [(stream: Int, version: Int)] = []
+        for step in 0..<20_000 {
+            let n = Int.random(in: 0..<40, using: &generator)
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<5:
+                cache.store(entry(step), for: try stream(n))
+                model.removeAll { $0.stream == n }
+                model.append((n, step))
+                if model.count > 16 { model.removeFirst() }
+            case 5..<9:
+                let found = cache.entry(for: try stream(n))
+                if let at = model.firstIndex(where: { $0.stream == n }) {
+                    #expect(found == entry(model[at].version))
+                    model.append(model.remove(at: at))
+                } else {
+                    #expect(found == nil)
+                }
+            default:
+                cache.remove(try stream(n))
+                model.removeAll { $0.stream == n }
+            }
+            #expect(cache.count == model.count)
+            if step % 5_000 == 4_999 {
+                cache.removeAll()
+                model.removeAll()
+            }
+        }
+    }
+
+    @Test("a full cache keeps its capacity: each new stream drops only the least recently used")
+    func dropsOneAtATime() throws {
+        var cache = StreamStateCache(capacity: 100)
+        for n in 0..<1_000 {
+            cache.store(entry(n), for: try stream(n))
+            #expect(cache.count == min(n + 1, 100))
+        }
+        #expect(cache.entry(for: try stream(899)) == nil)
+        for n in 900..<1_000 { #expect(cache.entry(for: try stream(n)) == entry(n)) }
     }
 }

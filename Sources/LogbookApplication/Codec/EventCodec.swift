@@ -7,6 +7,7 @@ public enum EventCodec {
     /// The payload of `event` as a JSON object, fields in a stable order.
     public static func encode(_ event: DomainEvent) -> JSONObject {
         var o = JSONObject()
+        o.reserveCapacity(7)  // the most fields of any event (OrderPlaced)
         switch event {
         case .user(.registered(let e)):
             o["userId"] = .string(e.userId.rawValue)

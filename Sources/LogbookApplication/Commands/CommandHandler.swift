@@ -12,6 +12,11 @@ import LogbookDomain
 ///   whoever else writes to the log;
 /// - a command whose record met a version conflict is decided again on fresh state (up
 ///   to `maximumAttempts`), so concurrent writers cost retries, not errors;
+/// - a stream a command creates (`Command.streamsCreated`) that the handler knows nothing
+///   of is not read on the first round: it is taken as new, and the append's expectation
+///   (version 0) checks that. A stream that did exist fails that expectation and the
+///   command is decided again, this time on what the log holds. Nearly every such stream
+///   is new, and reading it is a store query that finds nothing;
 /// - a command id once recorded returns its first outcome and appends nothing. Requests
 ///   refused before any state is read (unknown type, invalid values) are not recorded:
 ///   the same request always gets the same refusal.
@@ -46,8 +51,11 @@ public final class CommandHandler {
     public func handle(_ requests: [CommandRequest]) -> [CommandOutcome] {
         var outcomes = [CommandOutcome?](repeating: nil, count: requests.count)
         let today = clock.now().utcDate
-        var commands: [Int: Command] = [:]
+        var commands = [Command?](repeating: nil, count: requests.count)
+        var pending: [Int] = []
+        pending.reserveCapacity(requests.count)
         var firstIndexOfId: [String: Int] = [:]
+        firstIndexOfId.reserveCapacity(requests.count)
         var repeats: [(index: Int, original: Int)] = []
 
         for (index, request) in requests.enumerated() {
@@ -59,17 +67,16 @@ public final class CommandHandler {
                 do {
                     commands[index] = try CommandParser.parse(type: request.type, data: request.data, today: today)
                     firstIndexOfId[request.commandId] = index
+                    pending.append(index)
                 } catch {
                     outcomes[index] = .rejected(error)
                 }
             }
         }
 
-        var pending = commands.keys.sorted()
         for attempt in 1...Self.maximumAttempts where !pending.isEmpty {
             pending = appendRound(
-                pending, requests: requests, commands: commands, isLastAttempt: attempt == Self.maximumAttempts,
-                outcomes: &outcomes)
+                pending, requests: requests, commands: commands, attempt: attempt, outcomes: &outcomes)
             // Returned only when another round remains: each of these is decided again.
             commandsDecidedAgain += pending.count
         }
@@ -83,16 +90,18 @@ public final class CommandHandler {
     /// collect outcomes. Returns the commands to decide again: those whose record met a
     /// version conflict or leaned on a command of the round that did not commit.
     private func appendRound(
-        _ pending: [Int], requests: [CommandRequest], commands: [Int: Command], isLastAttempt: Bool,
+        _ pending: [Int], requests: [CommandRequest], commands: [Command?], attempt: Int,
         outcomes: inout [CommandOutcome?]
     ) -> [Int] {
-        var overlay = StateOverlay()
+        let isLastAttempt = attempt == Self.maximumAttempts
+        var overlay = StateOverlay(expectedStreams: pending.count * 2)
         var batch: [(index: Int, request: AppendRequest, touched: [StreamId])] = []
+        batch.reserveCapacity(pending.count)
         let now = clock.now()
 
         for index in pending {
             guard let command = commands[index] else { continue }
-            switch decide(command, request: requests[index], now: now, overlay: &overlay) {
+            switch decide(command, request: requests[index], now: now, assumingNew: attempt == 1, overlay: &overlay) {
             case .finished(let outcome): outcomes[index] = outcome
             case .record(let append, let touched): batch.append((index, append, touched))
             }
@@ -155,23 +164,32 @@ public final class CommandHandler {
     }
 
     /// Loads what `command` reads, checks the client's expectation, decides, and stages the
-    /// decision as an append request guarded by what it read.
-    private func decide(_ command: Command, request: CommandRequest, now: Timestamp, overlay: inout StateOverlay)
-        -> Decision
-    {
+    /// decision as an append request guarded by what it read. With `assumingNew`, the
+    /// streams it creates are taken as new unless the round or the cache knows them.
+    private func decide(
+        _ command: Command, request: CommandRequest, now: Timestamp, assumingNew: Bool, overlay: inout StateOverlay
+    ) -> Decision {
         let commandId = request.commandId
         let metadata = EventMetadata(
             commandId: commandId, correlationId: request.correlationId ?? commandId,
             causationId: request.causationId ?? commandId)
-        var versions: [StreamId: Int] = [:]
+        // The streams read and their versions, in reading order: a command reads one to three,
+        // so a list searched in order costs less than a dictionary built per command.
+        var read: [(stream: StreamId, version: Int)] = []
+        read.reserveCapacity(4)
+        func version(of stream: StreamId) -> Int? {
+            for entry in read where entry.stream == stream { return entry.version }
+            return nil
+        }
         /// The append request that records `outcome` (events or an answer), guarded by what was read.
         func record(_ events: [NewEvent], answer: String?) -> Decision {
+            var expectations: [String: ExpectedVersion] = [:]
+            expectations.reserveCapacity(read.count)
+            for entry in read { expectations[entry.stream.name] = .at(entry.version) }
             let append = AppendRequest(
-                metadata: metadata, events: events,
-                expectations: Dictionary(
-                    uniqueKeysWithValues: versions.map { ($0.key.name, ExpectedVersion.at($0.value)) }),
-                dependencies: overlay.writers(of: versions.keys), answer: answer)
-            return .record(append, touched: Array(versions.keys))
+                metadata: metadata, events: events, expectations: expectations,
+                dependencies: overlay.writers(of: read.lazy.map(\.stream)), answer: answer)
+            return .record(append, touched: read.map(\.stream))
         }
         func answer(_ outcome: CommandOutcome) -> Decision {
             record([], answer: AnswerCodec.encode(outcome))
@@ -181,18 +199,19 @@ public final class CommandHandler {
             // transaction and answers `.duplicate` with the first outcome, whatever this
             // decision says. Retries are rare; a lookup per command is not.
             var states = AggregateStates()
-            while case let missing = command.streamsRead(given: states).filter({ versions[$0] == nil }),
+            let created = assumingNew ? command.streamsCreated : []
+            while case let missing = command.streamsRead(given: states).filter({ version(of: $0) == nil }),
                 !missing.isEmpty
             {
                 for stream in missing {
-                    let entry = try load(stream, overlay: overlay)
+                    let entry = try load(stream, overlay: overlay, assumingNew: created.contains(stream))
                     states[stream] = entry.state
-                    versions[stream] = entry.version
+                    read.append((stream, entry.version))
                 }
             }
 
             let primary = command.primaryStream
-            if let version = versions[primary], !request.expectedVersion.isMet(byCurrentVersion: version) {
+            if let version = version(of: primary), !request.expectedVersion.isMet(byCurrentVersion: version) {
                 let conflict = VersionConflict(stream: primary.name, expected: request.expectedVersion, actual: version)
                 return answer(.rejected(ServiceError(conflict, cause: .expectedVersion)))
             }
@@ -207,7 +226,7 @@ public final class CommandHandler {
                         eventId: ids.newEventId(), stream: event.stream.name, type: event.typeName,
                         data: EventCodec.encodedText(event), recordedAt: now.millisecondsSinceEpoch)
                 }, answer: nil)
-            for (stream, version) in versions {
+            for (stream, version) in read {
                 overlay.stage(stream, StreamStateCache.Entry(version: version, state: states[stream]))
             }
             for event in events { overlay.apply(event, by: commandId) }
@@ -232,13 +251,15 @@ public final class CommandHandler {
     }
 
     /// The state of `stream`: from this round's staged decisions, else from the cache, else
-    /// folded from the log. A cached state is trusted without asking the log: if another
-    /// process has written the stream since, the append's expectation on the cached version
-    /// fails, the stream leaves the cache, and the next round reads it afresh.
-    private func load(_ stream: StreamId, overlay: StateOverlay) throws -> StreamStateCache.Entry {
+    /// (`assumingNew`) new, else folded from the log. A cached or assumed state is trusted
+    /// without asking the log: if the stream holds other events, the append's expectation on
+    /// that version fails, the stream leaves the cache, and the next round reads it afresh.
+    /// An assumed state is not cached: only what committed or was read is.
+    private func load(_ stream: StreamId, overlay: StateOverlay, assumingNew: Bool) throws -> StreamStateCache.Entry {
         if let staged = overlay.entries[stream] { return staged }
         if let cached = cache.entry(for: stream) { return cached }
         var entry = StreamStateCache.Entry(version: 0, state: .initial(for: stream))
+        if assumingNew { return entry }
         for recorded in try store.readWholeStream(stream.name) {
             entry.state = entry.state.evolved(by: try EventCodec.decode(recorded))
             entry.version = recorded.version

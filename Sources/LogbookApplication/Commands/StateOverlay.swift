@@ -4,7 +4,15 @@ import LogbookDomain
 /// commands of the round produced them.
 struct StateOverlay {
     private(set) var entries: [StreamId: StreamStateCache.Entry] = [:]
-    private var writersByStream: [StreamId: Set<String>] = [:]
+    /// A stream has one writer, seldom a few: a list, not a set per stream.
+    private var writersByStream: [StreamId: [String]] = [:]
+
+    /// An empty overlay with room for about `expectedStreams` streams, so that a round's
+    /// decisions do not grow (and rehash) its tables step by step.
+    init(expectedStreams: Int = 0) {
+        entries.reserveCapacity(expectedStreams)
+        writersByStream.reserveCapacity(expectedStreams)
+    }
 
     /// Records the state a decision read, unless a staged one is already newer.
     mutating func stage(_ stream: StreamId, _ entry: StreamStateCache.Entry) {
@@ -14,15 +22,25 @@ struct StateOverlay {
     /// Advances a stream by one event decided by `commandId`.
     mutating func apply(_ event: DomainEvent, by commandId: String) {
         let stream = event.stream
-        var entry = entries[stream] ?? StreamStateCache.Entry(version: 0, state: .initial(for: stream))
-        entry.state = entry.state.evolved(by: event)
-        entry.version += 1
-        entries[stream] = entry
-        writersByStream[stream, default: []].insert(commandId)
+        // Changed in place: one lookup, and the state is not copied.
+        entries[stream, default: StreamStateCache.Entry(version: 0, state: .initial(for: stream))].advance(by: event)
+        Self.add(commandId, to: &writersByStream[stream, default: []])
+    }
+
+    private static func add(_ commandId: String, to writers: inout [String]) {
+        if !writers.contains(commandId) { writers.append(commandId) }
     }
 
     /// The commands of the round whose staged events a reader of `streams` sees.
     func writers(of streams: some Sequence<StreamId>) -> Set<String> {
         streams.reduce(into: Set<String>()) { $0.formUnion(writersByStream[$1] ?? []) }
+    }
+}
+
+extension StreamStateCache.Entry {
+    /// Folds one more event of the stream.
+    fileprivate mutating func advance(by event: DomainEvent) {
+        state = state.evolved(by: event)
+        version += 1
     }
 }

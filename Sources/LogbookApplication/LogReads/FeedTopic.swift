@@ -18,4 +18,19 @@ public enum FeedTopic: String, Sendable, CaseIterable {
         guard let topic = Self.allCases.first(where: { $0.category == category }) else { return nil }
         self = topic
     }
+
+    /// The topic of the events of `stream` (`<category>-<id>`), or nil for internal categories:
+    /// the same as `init?(category: RecordedEvent.category(ofStream: stream))`, without
+    /// making a string of the category.
+    public init?(stream: String) {
+        var stream = stream
+        let topic = stream.withUTF8 { name -> FeedTopic? in
+            // As `RecordedEvent.category(ofStream:)`: up to the first dash, or all of a name without one.
+            let category = UnsafeBufferPointer(
+                rebasing: name[..<(name.firstIndex(of: UInt8(ascii: "-")) ?? name.endIndex)])
+            return Self.allCases.first { $0.category.utf8.elementsEqual(category) }
+        }
+        guard let topic else { return nil }
+        self = topic
+    }
 }

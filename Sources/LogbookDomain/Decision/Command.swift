@@ -56,4 +56,18 @@ public enum Command: Sendable, Equatable {
         case .post, .product: return [primaryStream]
         }
     }
+
+    /// The streams this command brings into being: the user it registers, the post it
+    /// creates, the product it adds, the order a purchase places. Each is among
+    /// `streamsRead`, and the command succeeds only while it has no events (once created,
+    /// no stream folds back to its initial state). Empty for every other command.
+    public var streamsCreated: [StreamId] {
+        switch self {
+        case .user(.register(let c)): [.user(c.userId)]
+        case .post(.create(let c)): [.post(c.postId)]
+        case .product(.add(let c)): [.product(c.productId)]
+        case .product(.purchase(let c)): [.order(c.orderId)]
+        case .user, .post, .product: []
+        }
+    }
 }

@@ -79,26 +79,35 @@ struct FeedPublisher: ~Copyable {
         var messages: [[[UInt8]]] = []
         messages.reserveCapacity(events.count)
         for event in events {
-            guard let topic = FeedTopic(category: event.category) else { continue }
-            let marks = previous
-            previous[topic] = event.position
+            guard let topic = FeedTopic(stream: event.stream) else { continue }
+            // The marks written are those before this event; its own topic's mark moves past it
+            // whether or not it gets a message.
+            defer { previous[topic] = event.position }
             guard let envelope = envelopes[event.position], envelope.last == UInt8(ascii: "}"),
                 envelope.count <= Self.largestEnvelope
             else { continue }
-            var message = envelope
-            message.removeLast()
+            var message: [UInt8] = []
+            message.reserveCapacity(envelope.count + Self.previousMemberSize)
+            message.append(contentsOf: envelope[..<(envelope.count - 1)])
             message.append(contentsOf: #","previous":{"#.utf8)
             for (offset, name) in FeedTopic.allCases.enumerated() {
                 if offset > 0 { message.append(UInt8(ascii: ",")) }
                 JSONWriter.writeString(name.rawValue, into: &message)
                 message.append(UInt8(ascii: ":"))
-                JSONWriter.writeInteger(Int(marks[name] ?? 0), into: &message)
+                JSONWriter.writeInteger(Int(previous[name] ?? 0), into: &message)
             }
             message.append(contentsOf: "}}".utf8)
-            messages.append([Array(topic.rawValue.utf8), message])
+            messages.append([Self.topicFrames[topic] ?? Array(topic.rawValue.utf8), message])
         }
         return messages
     }
+
+    /// Room for `,"previous":{…}}`: every topic's name and a position of up to 19 digits.
+    private static let previousMemberSize = 16 + FeedTopic.allCases.reduce(0) { $0 + $1.rawValue.utf8.count + 23 }
+
+    /// Each topic's name as the first frame of its messages, made once.
+    private static let topicFrames = Dictionary(
+        uniqueKeysWithValues: FeedTopic.allCases.map { ($0, Array($0.rawValue.utf8)) })
 
     /// Sets how long the socket keeps sending what it holds once closed (a clean stop).
     func linger(_ milliseconds: Int) throws(ZMQError) {

@@ -52,7 +52,8 @@ final class WorkerMetrics: Sendable {
                 now.retries),
             .counter(
                 "logbook_commands_decided_again_total",
-                "Commands decided again after their record met a conflict (another writer changed what they read).",
+                "Commands decided again after their record met a conflict (another writer changed what they read,"
+                    + " or a stream taken as new already existed).",
                 now.decidedAgain),
             .histogram("logbook_batch_commands", "Commands per group commit.", now.batchSizes),
             .histogram(
