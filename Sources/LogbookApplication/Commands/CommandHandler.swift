@@ -65,6 +65,7 @@ public final class CommandHandler {
             }
         }
 
+        prefetch(commands.values)
         var pending = commands.keys.sorted()
         for attempt in 1...Self.maximumAttempts where !pending.isEmpty {
             pending = appendRound(
@@ -231,6 +232,37 @@ public final class CommandHandler {
         return AnswerCodec.outcome(of: recorded, wasRetry: true)
     }
 
+    /// Reads in one call to the store the streams the commands read first and the cache does
+    /// not hold (most of a busy batch: new users, products, posts), so that the store reads
+    /// them together instead of one query each. A stream it cannot read or fold is left out:
+    /// `load` reads it again and reports the error to the command that needs it.
+    private func prefetch(_ commands: some Collection<Command>) {
+        var wanted: [StreamId] = []
+        var seen = Set<StreamId>()
+        let nothingKnown = AggregateStates()
+        for command in commands {
+            for stream in command.streamsRead(given: nothingKnown)
+            where seen.insert(stream).inserted && cache.entry(for: stream) == nil {
+                wanted.append(stream)
+            }
+        }
+        guard wanted.count > 1, let found = try? store.readWholeStreams(wanted.map(\.name)) else { return }
+        for stream in wanted {
+            guard let events = found[stream.name], let entry = try? Self.folded(stream, events) else { continue }
+            cache.store(entry, for: stream)
+        }
+    }
+
+    /// The state and version of `stream` after `events` (all of it, in version order).
+    private static func folded(_ stream: StreamId, _ events: [RecordedEvent]) throws -> StreamStateCache.Entry {
+        var entry = StreamStateCache.Entry(version: 0, state: .initial(for: stream))
+        for recorded in events {
+            entry.state = entry.state.evolved(by: try EventCodec.decode(recorded))
+            entry.version = recorded.version
+        }
+        return entry
+    }
+
     /// The state of `stream`: from this round's staged decisions, else from the cache, else
     /// folded from the log. A cached state is trusted without asking the log: if another
     /// process has written the stream since, the append's expectation on the cached version
@@ -238,11 +270,7 @@ public final class CommandHandler {
     private func load(_ stream: StreamId, overlay: StateOverlay) throws -> StreamStateCache.Entry {
         if let staged = overlay.entries[stream] { return staged }
         if let cached = cache.entry(for: stream) { return cached }
-        var entry = StreamStateCache.Entry(version: 0, state: .initial(for: stream))
-        for recorded in try store.readWholeStream(stream.name) {
-            entry.state = entry.state.evolved(by: try EventCodec.decode(recorded))
-            entry.version = recorded.version
-        }
+        let entry = try Self.folded(stream, try store.readWholeStream(stream.name))
         cache.store(entry, for: stream)
         return entry
     }
