@@ -68,6 +68,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     }
 
     private func serve() {
+        _ = logbook_sqlite_name_this_thread("logbook-checkpt")
         // A connection learns that the file is in WAL mode on its first read; until then a
         // checkpoint does nothing and says SQLITE_OK.
         let connection = try? SQLiteConnection(path: path)
