@@ -176,7 +176,9 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         }
     }
 
-    /// Replies to each command of a committed batch, then announces its new events.
+    /// Replies to each command of a committed batch and announces its new events: each
+    /// command's right after its reply, in position order, when the announcer publishes a
+    /// feed; else the batch's after every reply.
     private mutating func deliver(
         _ finished: CommitStage.Finished, of batch: [(request: RoutedRequest, command: CommandRequest)],
         since started: ContinuousClock.Instant
@@ -187,26 +189,57 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
             $0.record(batchOf: outcomes)
             $0.decidedAgain = finished.commandsDecidedAgain
         }
-        var fresh: [RecordedEvent] = []
-        for case .accepted(let accepted) in outcomes where !accepted.wasRetry { fresh += accepted.events }
-        fresh.sort { $0.position < $1.position }
-        // Each new event's envelope is written once, for its reply and for the feed.
-        // An event whose envelope cannot be written gets no feed message (subscribers read it
-        // from the log) and its reply is the `internal` error naming it.
+        // Each command's new events (none for a retry or a refusal), and each new event's
+        // envelope written once, for its reply and for the feed. An event whose envelope cannot
+        // be written gets no feed message (subscribers read it from the log) and its reply is
+        // the `internal` error naming it.
+        let fresh: [[RecordedEvent]] = outcomes.map { outcome in
+            guard case .accepted(let accepted) = outcome, !accepted.wasRetry else { return [] }
+            return accepted.events
+        }
         var envelopes: [Int64: [UInt8]] = [:]
-        for event in fresh { envelopes[event.position] = try? EnvelopeWriter.bytes(event) }
-        let announcement = announcer.prepare(fresh, envelopes: envelopes)
-        for ((request, command), outcome) in zip(batch, outcomes) {
-            try reply(
-                request, bytes: WireEncoding.commandReplyBytes(id: command.commandId, outcome, envelopes: envelopes))
+        for events in fresh { for event in events { envelopes[event.position] = try? EnvelopeWriter.bytes(event) } }
+        var published = 0
+        if Announcer.announcesEachCommand {
+            // In position order (a command decided again commits after later ones), so that
+            // the feed goes out in position order too.
+            let order = fresh.indices.sorted { (fresh[$0].first?.position ?? 0) < (fresh[$1].first?.position ?? 0) }
+            var prepared = 0
+            do {
+                for index in order {
+                    try reply(to: batch[index], outcomes[index], envelopes: envelopes)
+                    prepared += 1
+                    guard !fresh[index].isEmpty else { continue }
+                    published += try announcer.announce(announcer.prepare(fresh[index], envelopes: envelopes))
+                }
+            } catch {
+                // The feed's marks move past every committed event even when its message is
+                // not sent, so that the next message of its topic shows subscribers the hole.
+                for index in order[prepared...] where !fresh[index].isEmpty {
+                    _ = announcer.prepare(fresh[index], envelopes: envelopes)
+                }
+                throw error
+            }
+        } else {
+            let announcement = announcer.prepare(fresh.joined().sorted { $0.position < $1.position }, envelopes: envelopes)
+            for index in batch.indices { try reply(to: batch[index], outcomes[index], envelopes: envelopes) }
+            published = try announcer.announce(announcement)
         }
         let replied = (ContinuousClock.now - started).seconds
-        let published = try announcer.announce(announcement)
         metrics.update {
             $0.commandSeconds.observe(replied, times: outcomes.count)
             $0.published += published
         }
         if outcomes.count > 1 { diagnostics.debug("batch committed", ["commands": "\(outcomes.count)"]) }
+    }
+
+    private mutating func reply(
+        to entry: (request: RoutedRequest, command: CommandRequest), _ outcome: CommandOutcome,
+        envelopes: [Int64: [UInt8]]
+    ) throws(ZMQError) {
+        try reply(
+            entry.request,
+            bytes: WireEncoding.commandReplyBytes(id: entry.command.commandId, outcome, envelopes: envelopes))
     }
 
     /// Says in the process log what clients are not told of a store's failure (the path,

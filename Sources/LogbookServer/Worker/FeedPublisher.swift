@@ -31,8 +31,9 @@ struct FeedPublisher: ~Copyable {
     private let security: ServerSecurity?
     /// Counts the subscribers connected to the socket (and to each one bound anew), if given.
     private let subscribers: ConnectionCount?
-    /// Per topic, the position of the last event published on it (or the head at start).
-    private var previous: [FeedTopic: Int64]
+    /// Per topic (in `FeedTopic.allCases` order), the position of the last event published
+    /// on it (or the head at start).
+    private var previous: [Int64]
 
     /// Binds the PUB socket (a CURVE server with `security`). `head` is the log's last
     /// position: no event after it has been published yet, so it is every topic's starting `previous`.
@@ -47,7 +48,7 @@ struct FeedPublisher: ~Copyable {
         self.context = context
         self.endpoint = endpoint
         self.security = security
-        previous = Dictionary(uniqueKeysWithValues: FeedTopic.allCases.map { ($0, head) })
+        previous = Array(repeating: head, count: FeedTopic.allCases.count)
     }
 
     /// Closes the socket and binds a new one on the same endpoint, so that every subscriber
@@ -79,20 +80,22 @@ struct FeedPublisher: ~Copyable {
         var messages: [[[UInt8]]] = []
         messages.reserveCapacity(events.count)
         for event in events {
-            guard let topic = FeedTopic(category: event.category) else { continue }
-            let marks = previous
-            previous[topic] = event.position
+            guard let topic = FeedTopic(category: event.category),
+                let index = FeedTopic.allCases.firstIndex(of: topic)
+            else { continue }
+            defer { previous[index] = event.position }
             guard let envelope = envelopes[event.position], envelope.last == UInt8(ascii: "}"),
                 envelope.count <= Self.largestEnvelope
             else { continue }
             var message = envelope
             message.removeLast()
+            message.reserveCapacity(message.count + 96)
             message.append(contentsOf: #","previous":{"#.utf8)
             for (offset, name) in FeedTopic.allCases.enumerated() {
                 if offset > 0 { message.append(UInt8(ascii: ",")) }
                 JSONWriter.writeString(name.rawValue, into: &message)
                 message.append(UInt8(ascii: ":"))
-                JSONWriter.writeInteger(Int(marks[name] ?? 0), into: &message)
+                JSONWriter.writeInteger(Int(previous[offset]), into: &message)
             }
             message.append(contentsOf: "}}".utf8)
             messages.append([Array(topic.rawValue.utf8), message])
