@@ -236,7 +236,8 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 throw error
             }
         } else {
-            let announcement = announcer.prepare(fresh.joined().sorted { $0.position < $1.position }, envelopes: envelopes)
+            let announcement = announcer.prepare(
+                fresh.joined().sorted { $0.position < $1.position }, envelopes: envelopes)
             for index in batch.indices { try reply(to: batch[index], outcomes[index], envelopes: envelopes) }
             published = try announcer.announce(announcement)
         }
