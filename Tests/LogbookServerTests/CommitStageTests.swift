@@ -57,7 +57,7 @@ struct CommitStageTests {
         #expect(try ZMQPoll.wait([stage.finished.readable], timeoutMilliseconds: 50) == [false])
     }
 
-    @Test("a small batch is handled on the caller's thread while the stage is idle, and decides on what the stage committed")
+    @Test("a small batch is handled on the caller's thread while the stage is idle, on what the stage committed")
     func handledHere() throws {
         let store = InMemoryEventStore()
         let stage = try Self.stage(over: store)
