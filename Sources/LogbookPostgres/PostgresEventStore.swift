@@ -247,6 +247,21 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
+    /// All of them in one query: one round trip to the server instead of one a stream.
+    public func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]] {
+        guard !streams.isEmpty else { return [:] }
+        return try withConnection { [evolution] db in
+            let events = try Self.events(
+                db.query(
+                    "SELECT \(Self.columns) FROM events WHERE stream = ANY ($1::text[]) ORDER BY stream, version",
+                    [PostgresParameters.textArray(streams)]), evolution)
+            var found: [String: [RecordedEvent]] = [:]
+            for stream in streams { found[stream] = [] }
+            for event in events { found[event.stream, default: []].append(event) }
+            return found
+        }
+    }
+
     public func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
         -> [RecordedEvent]
     {

@@ -93,6 +93,34 @@ final class SQLiteConnection {
         guard finished == SQLITE_OK else { throw error(finished) }
     }
 
+    /// A PASSIVE checkpoint of the database: copies what no reader needs from the WAL back
+    /// into the file, waiting for nobody. SQLite's result code.
+    func checkpointPassively() -> Int32 {
+        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+
+    /// From now on this connection's commits tell `checkpointer` the WAL's length instead of
+    /// checkpointing themselves, except when it answers that the WAL grew too long. The
+    /// checkpointer must outlive the connection or `removeWALHook()` must come first.
+    func checkpoint(in checkpointer: SQLiteCheckpointer) {
+        sqlite3_wal_hook(
+            handle,
+            { context, db, _, pages in
+                guard let context, let db else { return SQLITE_OK }
+                let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue()
+                if checkpointer.walGrew(toPages: pages) {
+                    _ = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(checkpointer).toOpaque())
+    }
+
+    /// Back to SQLite's automatic checkpoint in the committing call.
+    func removeWALHook() {
+        sqlite3_wal_hook(handle, nil, nil)
+        sqlite3_wal_autocheckpoint(handle, 1_000)
+    }
+
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func error(_ code: Int32) -> SQLiteError { SQLiteError(code: code, message: lastErrorMessage) }

@@ -8,19 +8,25 @@ import Synchronization
 /// Refuses, with `EventStoreError.notAnEventLog`, a file that is not a database or
 /// belongs to another program, and one written by a newer schema. A file of an older
 /// schema is migrated when opened. Each event is stored with its type's schema version
-/// and read back in the current shape through `evolution`'s upcasters.
+/// and read back in the current shape through `evolution`'s upcasters. With
+/// `backgroundCheckpoints`, the WAL is copied back into the file by a thread of its own
+/// (`SQLiteCheckpointer`) instead of inside this connection's commits.
 public final class SQLiteEventStore: EventStore {
     public let path: String
     private let connection: Mutex<SQLiteConnection>
     private let evolution: EventEvolution
+    private let checkpointer: SQLiteCheckpointer?
 
     /// Opens (creating or migrating if needed) the log at `path`. Several processes may do so at once.
     /// - Parameters:
     ///   - evolution: the event types' schema versions and upcasters.
     ///   - busyTimeoutMilliseconds: how long to wait for another writer's lock.
-    public init(path: String, evolution: EventEvolution = .standard, busyTimeoutMilliseconds: Int = 5_000)
-        throws(EventStoreError)
-    {
+    ///   - backgroundCheckpoints: checkpoint on a thread of its own, started at the first
+    ///     checkpoint (for a process that appends a lot: the worker).
+    public init(
+        path: String, evolution: EventEvolution = .standard, busyTimeoutMilliseconds: Int = 5_000,
+        backgroundCheckpoints: Bool = false
+    ) throws(EventStoreError) {
         self.path = path
         self.evolution = evolution
         let connection: SQLiteConnection
@@ -39,8 +45,25 @@ public final class SQLiteEventStore: EventStore {
         } catch {
             throw .unavailable("\(path): \(error)")
         }
+        if backgroundCheckpoints {
+            let checkpointer = SQLiteCheckpointer(path: path)
+            connection.checkpoint(in: checkpointer)
+            self.checkpointer = checkpointer
+        } else {
+            checkpointer = nil
+        }
         self.connection = Mutex(connection)
     }
+
+    deinit {
+        guard let checkpointer else { return }
+        connection.withLock { $0.removeWALHook() }
+        checkpointer.stop()
+    }
+
+    /// Checkpoints the background thread ran so far, and those that failed (nil without
+    /// `backgroundCheckpoints`).
+    public var backgroundCheckpointCounts: (checkpoints: Int, failures: Int)? { checkpointer?.counts }
 
     /// Checks that the file is a Logbook log (or empty) before touching it, switches it to
     /// WAL, and creates or migrates the schema inside a write transaction that re-checks,
@@ -290,6 +313,28 @@ public final class SQLiteEventStore: EventStore {
             try Self.events(
                 "SELECT \(Self.columns) FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?",
                 [.text(stream), .int(Int64(fromVersion)), .int(Int64(max(limit, 0)))], db, evolution)
+        }
+    }
+
+    /// All of them in one read transaction: one snapshot, and SQLite's per-statement cost of
+    /// starting and ending a read (the WAL's read lock) paid once instead of once a stream.
+    public func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]] {
+        guard !streams.isEmpty else { return [:] }
+        return try withConnection { [evolution] db in
+            try db.execute("BEGIN")
+            do {
+                var found: [String: [RecordedEvent]] = [:]
+                for stream in streams {
+                    found[stream] = try Self.events(
+                        "SELECT \(Self.columns) FROM events WHERE stream = ? ORDER BY version", [.text(stream)], db,
+                        evolution)
+                }
+                try db.execute("COMMIT")
+                return found
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
         }
     }
 

@@ -27,8 +27,9 @@ struct StoreOpening {
             } catch {
                 throw .unavailable(error.description)
             }
+            // The worker's commits leave checkpoints to a thread of their own.
             open = { () throws(EventStoreError) -> any EventStore in
-                try SQLiteEventStore(path: path, evolution: .standard)
+                try SQLiteEventStore(path: path, evolution: .standard, backgroundCheckpoints: true)
             }
             description = path
         case .postgres(let connectionString):

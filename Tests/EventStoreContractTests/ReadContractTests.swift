@@ -27,6 +27,21 @@ struct ReadContractTests {
         #expect(try store.read(fromPosition: 1, limit: 0, categories: nil).isEmpty)
     }
 
+    @Test("several whole streams read at once are each stream's events in version order", arguments: StoreKind.allCases)
+    func readWholeStreams(kind: StoreKind) throws {
+        let store = try StoreHarness(kind).store
+        try seed(store)
+        let streams = ["product-p1", "user-u0", "order-o3", "user-nobody", "product-p1"]
+        let found = try store.readWholeStreams(streams)
+        #expect(Set(found.keys) == Set(streams))
+        for stream in Set(streams) {
+            #expect(found[stream] == (try store.readWholeStream(stream)), "\(stream)")
+        }
+        #expect(found["product-p1"]?.map(\.version) == [1, 2, 3, 4])
+        #expect(found["user-nobody"] == [])
+        #expect(try store.readWholeStreams([]).isEmpty)
+    }
+
     @Test("reading by category keeps log order and honours the limit", arguments: StoreKind.allCases)
     func readByCategory(kind: StoreKind) throws {
         let store = try StoreHarness(kind).store

@@ -225,4 +225,38 @@ struct SQLiteEventStoreTests {
             for id in ["z1", "z2", "z3", "z4", "a2x"] { #expect(try store.commandRecord(id) == nil) }
         }
     }
+
+    @Test("with background checkpoints the WAL is copied into the file by a thread of its own, and nothing is lost")
+    func backgroundCheckpoints() throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.sqlite3").path
+        let padding = String(repeating: "x", count: 2_000)
+        var store: SQLiteEventStore? = try SQLiteEventStore(path: path, backgroundCheckpoints: true)
+        // About 6 MB of events in commits of 50: the WAL passes 1,000 pages several times.
+        for batch in 0..<60 {
+            _ = try store?.append(
+                (0..<50).map { n in
+                    Requests.request(
+                        "c\(batch)-\(n)",
+                        [Requests.event("item-\(batch)-\(n)", data: #"{"pad":"\#(padding)"}"#)])
+                })
+        }
+        // The checkpoints run on their own thread: wait for the first (20 s at most, on a loaded machine).
+        var waited = 0
+        while (store?.backgroundCheckpointCounts?.checkpoints ?? 0) < 1 && waited < 2_000 {
+            usleep(10_000)
+            waited += 1
+        }
+        #expect((store?.backgroundCheckpointCounts?.checkpoints ?? 0) >= 1, "no background checkpoint ran")
+        #expect(store?.backgroundCheckpointCounts?.failures == 0)
+        let fileBytes = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        #expect(fileBytes > 1_000_000, "the database file holds the checkpointed pages: \(fileBytes) bytes")
+        #expect(try SQLiteEventStore(path: path).backgroundCheckpointCounts == nil)
+        store = nil
+        let reopened = try SQLiteEventStore(path: path)
+        #expect(try reopened.headPosition() == 3_000)
+        let all = try reopened.read(fromPosition: 1, limit: 5_000, categories: nil)
+        #expect(all.map(\.position) == Array(1...3_000))
+    }
 }

@@ -162,15 +162,16 @@ struct SupervisorTests {
         #expect(notify.messages.map(\.text) == [])
     }
 
-    @Test("a wedged command loop stops WATCHDOG=1 while the log-read loop still serves; pings resume once it moves")
+    @Test("a wedged commit stage stops WATCHDOG=1 while the log-read loop still serves; pings resume once it moves")
     func wedgedLoopStopsPings() async throws {
         let cluster = try ServiceCluster()
         let notify = try Self.notifySocket(cluster)
         try await cluster.startWorker(environment: notify.environment(watchdogMilliseconds: Self.watchdogMilliseconds))
         #expect(await eventually(within: .seconds(30)) { notify.messages.count(where: \.isWatchdog) >= 3 })
 
-        // The test holds the log's write lock: the command loop's commit waits for it
-        // (SQLite's busy timeout is 5 s), and the loop cannot check in meanwhile.
+        // The test holds the log's write lock: the commit stage's append waits for it
+        // (SQLite's busy timeout is 5 s), and the stage cannot check in meanwhile (the command
+        // loop, which only hands it batches, still does).
         let lock = try SQLiteWriteLock(path: cluster.eventLogPath)
         let writer = try cluster.client(timeout: .seconds(30), attempts: 1)
         defer { writer.close() }
@@ -180,12 +181,12 @@ struct SupervisorTests {
             let lastPing = notify.messages.last(where: \.isWatchdog)?.receivedAt ?? 0
             return MonotonicClock.milliseconds() - lastPing >= Int64(Self.watchdogMilliseconds)
         }
-        // The process is not stopped as a whole: its log-read loop answers while the command loop waits.
+        // The process is not stopped as a whole: its log-read loop answers while the commit stage waits.
         let headWhileWedged = try await cluster.head()
         let pingsWhileLocked = notify.messages.count(where: \.isWatchdog)
         lock.release()
         let releasedAt = MonotonicClock.milliseconds()
-        #expect(silent, "WATCHDOG=1 kept coming while the command loop was stuck: \(notify.messages.map(\.text))")
+        #expect(silent, "WATCHDOG=1 kept coming while the commit stage was stuck: \(notify.messages.map(\.text))")
         #expect(headWhileWedged == 0)
 
         // The command went through once the lock was released, and the pings came back.
@@ -197,9 +198,9 @@ struct SupervisorTests {
             })
         #expect(notify.messages.count(where: \.isWatchdog) > pingsWhileLocked)
         let stderr = cluster.stderr(of: "worker")
-        #expect(stderr.contains("msg=\"serving loop silent: watchdog pings withheld\" loop=commands"), "\(stderr)")
-        #expect(stderr.contains("msg=\"serving loop checked in again\" loop=commands"), "\(stderr)")
-        #expect(notify.messages.contains { $0.text == "STATUS=the commands loop is silent: watchdog pings withheld" })
+        #expect(stderr.contains("msg=\"serving loop silent: watchdog pings withheld\" loop=commits"), "\(stderr)")
+        #expect(stderr.contains("msg=\"serving loop checked in again\" loop=commits"), "\(stderr)")
+        #expect(notify.messages.contains { $0.text == "STATUS=the commits loop is silent: watchdog pings withheld" })
         #expect(cluster.stopWorker(SIGTERM) == 0)
     }
 

@@ -74,6 +74,7 @@ public final class CommandHandler {
             }
         }
 
+        prefetch(pending.compactMap { commands[$0] })
         for attempt in 1...Self.maximumAttempts where !pending.isEmpty {
             pending = appendRound(
                 pending, requests: requests, commands: commands, attempt: attempt, outcomes: &outcomes)
@@ -250,6 +251,39 @@ public final class CommandHandler {
         return AnswerCodec.outcome(of: recorded, wasRetry: true)
     }
 
+    /// Reads in one call to the store the streams the commands read first and the cache does
+    /// not hold, except those they create (taken as new on the first round), so that the store
+    /// reads them together instead of one query each: the users who buy or write, the email
+    /// claims a registration checks. A stream it cannot read or fold is left out: `load` reads
+    /// it again and reports the error to the command that needs it.
+    private func prefetch(_ commands: [Command]) {
+        var wanted: [StreamId] = []
+        var seen = Set<StreamId>()
+        let nothingKnown = AggregateStates()
+        for command in commands {
+            let created = command.streamsCreated
+            for stream in command.streamsRead(given: nothingKnown)
+            where !created.contains(stream) && seen.insert(stream).inserted && cache.entry(for: stream) == nil {
+                wanted.append(stream)
+            }
+        }
+        guard wanted.count > 1, let found = try? store.readWholeStreams(wanted.map(\.name)) else { return }
+        for stream in wanted {
+            guard let events = found[stream.name], let entry = try? Self.folded(stream, events) else { continue }
+            cache.store(entry, for: stream)
+        }
+    }
+
+    /// The state and version of `stream` after `events` (all of it, in version order).
+    private static func folded(_ stream: StreamId, _ events: [RecordedEvent]) throws -> StreamStateCache.Entry {
+        var entry = StreamStateCache.Entry(version: 0, state: .initial(for: stream))
+        for recorded in events {
+            entry.state = entry.state.evolved(by: try EventCodec.decode(recorded))
+            entry.version = recorded.version
+        }
+        return entry
+    }
+
     /// The state of `stream`: from this round's staged decisions, else from the cache, else
     /// (`assumingNew`) new, else folded from the log. A cached or assumed state is trusted
     /// without asking the log: if the stream holds other events, the append's expectation on
@@ -258,12 +292,8 @@ public final class CommandHandler {
     private func load(_ stream: StreamId, overlay: StateOverlay, assumingNew: Bool) throws -> StreamStateCache.Entry {
         if let staged = overlay.entries[stream] { return staged }
         if let cached = cache.entry(for: stream) { return cached }
-        var entry = StreamStateCache.Entry(version: 0, state: .initial(for: stream))
-        if assumingNew { return entry }
-        for recorded in try store.readWholeStream(stream.name) {
-            entry.state = entry.state.evolved(by: try EventCodec.decode(recorded))
-            entry.version = recorded.version
-        }
+        if assumingNew { return StreamStateCache.Entry(version: 0, state: .initial(for: stream)) }
+        let entry = try Self.folded(stream, try store.readWholeStream(stream.name))
         cache.store(entry, for: stream)
         return entry
     }

@@ -29,6 +29,19 @@ public protocol EventStore: Sendable {
 
     /// What a command id was recorded with, or nil when it never was.
     func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord?
+
+    /// Every event of each of `streams`, in version order, by stream name (a stream with no
+    /// events maps to `[]`). A store that can reads them together (SQLite: in one read
+    /// transaction), which costs much less than one `readWholeStream` each; the default does that.
+    func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]]
+}
+
+extension EventStore {
+    public func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]] {
+        var found: [String: [RecordedEvent]] = [:]
+        for stream in streams { found[stream] = try readWholeStream(stream) }
+        return found
+    }
 }
 
 extension EventStore {

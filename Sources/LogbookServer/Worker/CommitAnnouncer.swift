@@ -2,9 +2,13 @@ import LogbookApplication
 import LogbookZMQ
 
 /// What the command loop does with a batch's new events once they are committed, in two
-/// steps around the replies: `prepare` before any reply is sent (so whatever it records,
-/// such as the feed's per-topic marks, moves past the events even if a reply then fails),
-/// `announce` after the replies (a client never hears of an event later than its reply).
+/// steps around the replies: `prepare` before the replies it follows are sent (so whatever
+/// it records, such as the feed's per-topic marks, moves past the events even if a reply
+/// then fails), `announce` after them: no event is announced before its command's reply
+/// was handed to libzmq. With `announcesEachCommand`, the loop prepares and announces each
+/// command's events right after that command's reply, in position order (the feed leaves
+/// with the replies instead of after the whole batch's); otherwise once per batch, after
+/// every reply.
 ///
 /// On SQLite the worker is the log's only writer and publishes the feed itself
 /// (`FeedPublisher`); on PostgreSQL several workers share the log, the feed processes
@@ -33,6 +37,10 @@ protocol CommitAnnouncer: ~Copyable {
     /// False while a socket it needs is not bound (a re-bind failed); the command loop then
     /// calls `allowListReloaded()` again after a while.
     var isReady: Bool { get }
+
+    /// Whether each command's events are announced after its own reply (a feed), rather
+    /// than the batch's once after all of them (a hint that the head moved).
+    static var announcesEachCommand: Bool { get }
 }
 
 extension FeedPublisher: CommitAnnouncer {
@@ -51,6 +59,8 @@ extension FeedPublisher: CommitAnnouncer {
     }
 
     var isReady: Bool { isBound }
+
+    static var announcesEachCommand: Bool { true }
 
     func finish(lingering milliseconds: Int) throws(ZMQError) {
         try linger(milliseconds)

@@ -27,6 +27,9 @@ extension CommitHints: CommitAnnouncer {
         events.last?.position
     }
 
+    /// One hint a batch: it says where the head is, not what is in it.
+    static var announcesEachCommand: Bool { false }
+
     /// Sends the hint; a PUB never blocks, it drops for a peer that cannot take it.
     func announce(_ position: Int64?) throws(ZMQError) -> Int {
         if let position { try socket.send(CommitHint.frames(position: position), wait: false) }

@@ -25,6 +25,10 @@ struct TimedEventStore: EventStore {
     func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
         try store.commandRecord(commandId)
     }
+
+    func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]] {
+        try store.readWholeStreams(streams)
+    }
 }
 
 extension Duration {

@@ -3,8 +3,9 @@ public import LogbookMetrics
 public import LogbookZMQ
 
 /// The write side (`logbook run worker`): a command loop thread (commands ROUTER + feed
-/// PUB, or on PostgreSQL a hints PUB) and a log-read thread (log ROUTER), each with its
-/// own connection to the log.
+/// PUB, or on PostgreSQL a hints PUB) with its commit stage's thread (deciding and
+/// appending one batch while the loop reads the next and delivers the last), and a
+/// log-read thread (log ROUTER), each with its own connection to the log.
 /// `start()` returns once every socket is bound, or throws why one could not be;
 /// `stop()` is a clean stop (SIGTERM): both loops take no new request, finish the batch in
 /// hand and deliver its replies and feed messages (`StopRequest`, a few seconds at most),
@@ -168,8 +169,9 @@ public final class WorkerService: Sendable {
             let announcer = try makeAnnouncer(head)
             let router = try ServerSockets.router(
                 context, at: endpoints.commands, replies: .commands, security: security)
+            let commits = try CommitStage(handler: handler, heartbeat: supervision.heartbeat(for: "commits"))
             loop = CommandLoop(
-                router: router, announcer: announcer, handler: handler, store: store, clock: clock,
+                router: router, announcer: announcer, commits: commits, store: store, clock: clock,
                 diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads,
                 heartbeat: supervision.heartbeat(for: "commands"), stop: stopRequest, metrics: metrics)
         } catch let error as ZMQError {

@@ -1,3 +1,4 @@
+import CZeroMQ
 import Foundation
 
 /// A dedicated thread for blocking work (libzmq, SQLite) that must never run on Swift's
@@ -11,6 +12,9 @@ public final class OwnedThread: @unchecked Sendable {
     /// Starts `body` at once on a new thread called `name` (visible in debuggers and `top -H`).
     public init(name: String, _ body: @escaping @Sendable () -> Void) {
         let thread = Thread { [self] in
+            // Foundation keeps `name` to itself on Linux: the kernel's name (at most 15
+            // bytes) is what `top -H`, `perf` and /proc show.
+            logbook_name_this_thread(name)
             body()
             condition.lock()
             finished = true

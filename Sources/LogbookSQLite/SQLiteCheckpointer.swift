@@ -1,0 +1,100 @@
+import CSQLite
+import Foundation
+
+/// Copies a WAL log's committed pages back into the database file on a thread of its own,
+/// so that the connection that appends does not do it inside its commits (SQLite's automatic
+/// checkpoint runs in the committing call, every 1,000 pages: about a tenth of a busy
+/// worker's commit stage).
+///
+/// The writer's WAL hook tells it the WAL's length after each commit (`walGrew(toPages:)`).
+/// Past `thresholdPages` its thread runs a PASSIVE checkpoint on a connection of its own: it
+/// waits for no reader or writer, copies what no reader still needs and syncs the database
+/// file (`synchronous=FULL`); a later commit starts the WAL again from its beginning once
+/// every page is copied. Nothing depends on it for durability: the WAL holds every commit.
+/// Its memory and time are bounded all the same: should it fall behind (or fail), the
+/// writer checkpoints in its own commit once the WAL reaches `backstopPages`, as SQLite
+/// would. The thread starts with the first checkpoint and ends with `stop()`.
+final class SQLiteCheckpointer: @unchecked Sendable {
+    static let thresholdPages: Int32 = 1_000
+    static let backstopPages: Int32 = 16_000
+
+    private let path: String
+    // Everything below `condition` is read and written only with `condition` locked.
+    private let condition = NSCondition()
+    private var requested = false
+    private var stopping = false
+    private var running = false
+    private var ended = false
+    private var failures = 0
+    private var checkpoints = 0
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// After a commit, on the writer's thread: the WAL now holds `pages` pages. Returns
+    /// whether the writer must checkpoint itself now (the backstop).
+    func walGrew(toPages pages: Int32) -> Bool {
+        guard pages >= Self.thresholdPages else { return false }
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping else { return pages >= Self.backstopPages }
+        requested = true
+        if !running {
+            running = true
+            let thread = Thread { [self] in serve() }
+            thread.name = "logbook-checkpoint"
+            thread.start()
+        }
+        condition.broadcast()
+        return pages >= Self.backstopPages
+    }
+
+    /// Checkpoints that ran, and those that failed for another reason than a busy file (the
+    /// backstop covers them).
+    var counts: (checkpoints: Int, failures: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (checkpoints, failures)
+    }
+
+    /// Ends the thread (a checkpoint under way finishes first) and waits for it.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running && !ended { condition.wait() }
+        condition.unlock()
+    }
+
+    private func serve() {
+        _ = logbook_sqlite_name_this_thread("logbook-checkpt")
+        // A connection learns that the file is in WAL mode on its first read; until then a
+        // checkpoint does nothing and says SQLITE_OK.
+        let connection = try? SQLiteConnection(path: path)
+        let isWAL = (try? connection?.text("PRAGMA journal_mode"))??.lowercased() == "wal"
+        defer {
+            condition.lock()
+            ended = true
+            condition.broadcast()
+            condition.unlock()
+        }
+        while waitForRequest() {
+            let result = isWAL ? connection?.checkpointPassively() ?? SQLITE_CANTOPEN : SQLITE_CANTOPEN
+            let failed = result != SQLITE_OK && result & 0xFF != SQLITE_BUSY && result & 0xFF != SQLITE_LOCKED
+            condition.lock()
+            if result == SQLITE_OK { checkpoints += 1 }
+            if failed { failures += 1 }
+            condition.unlock()
+        }
+    }
+
+    /// Waits for a request; false once stopping.
+    private func waitForRequest() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !requested && !stopping { condition.wait() }
+        requested = false
+        return !stopping
+    }
+}
