@@ -11,7 +11,7 @@ import Synchronization
 /// and read back in the current shape through `evolution`'s upcasters.
 public final class SQLiteEventStore: EventStore {
     public let path: String
-    private let connection: Mutex<SQLiteConnection>
+    private let session: Mutex<Session>
     private let evolution: EventEvolution
 
     /// Opens (creating or migrating if needed) the log at `path`. Several processes may do so at once.
@@ -39,7 +39,13 @@ public final class SQLiteEventStore: EventStore {
         } catch {
             throw .unavailable("\(path): \(error)")
         }
-        self.connection = Mutex(connection)
+        let appender: SQLiteAppender
+        do {
+            appender = try SQLiteAppender(connection, evolution: evolution)
+        } catch {
+            throw Self.storeError(error, path: path)
+        }
+        self.session = Mutex(Session(db: connection, appender: appender))
     }
 
     /// Checks that the file is a Logbook log (or empty) before touching it, switches it to
@@ -118,12 +124,25 @@ public final class SQLiteEventStore: EventStore {
         return .failed("\(path): \(error)")
     }
 
+    /// The connection and what appends keep on it, used by one caller at a time.
+    private struct Session {
+        let db: SQLiteConnection
+        let appender: SQLiteAppender
+    }
+
     /// Runs `body` on the connection; SQLite's errors and unreadable events become `EventStoreError`s.
     private func withConnection<T: Sendable>(
         _ body: @Sendable (SQLiteConnection) throws -> T
     ) throws(EventStoreError) -> T {
-        let result: Result<T, any Error> = connection.withLock { db in
-            do { return .success(try body(db)) } catch { return .failure(error) }
+        try withSession { session in try body(session.db) }
+    }
+
+    /// Runs `body` on the session; errors as in `withConnection`.
+    private func withSession<T: Sendable>(
+        _ body: @Sendable (Session) throws -> T
+    ) throws(EventStoreError) -> T {
+        let result: Result<T, any Error> = session.withLock { session in
+            do { return .success(try body(session)) } catch { return .failure(error) }
         }
         switch result {
         case .success(let value): return value
@@ -145,90 +164,20 @@ public final class SQLiteEventStore: EventStore {
     public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
         if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
         guard !batch.isEmpty else { return [] }
-        return try withConnection { [evolution] db in
-            try db.execute("BEGIN IMMEDIATE")
-            do {
-                let results = try Self.appendInTransaction(batch, db, evolution)
-                try db.execute("COMMIT")
-                return results
-            } catch {
-                try? db.execute("ROLLBACK")
-                throw error
+        return try withSession { [evolution] session in
+            try session.appender.append(batch) { commandId in
+                do {
+                    guard let record = try Self.commandRecord(commandId, session.db, evolution) else {
+                        throw SQLiteError(code: SQLITE_INTERNAL, message: "command '\(commandId)' vanished")
+                    }
+                    return .duplicate(record)
+                } catch let error as UnreadableEvent {
+                    return .unreadableRecord(
+                        .unreadableEvent(position: error.position, reason: error.cause.description))
+                }
             }
         }
     }
-
-    private static func appendInTransaction(
-        _ batch: [AppendRequest], _ db: SQLiteConnection, _ evolution: EventEvolution
-    ) throws -> [AppendResult] {
-        var head = try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
-        var versions: [String: Int] = [:]
-        func version(of stream: String) throws(SQLiteError) -> Int {
-            if let known = versions[stream] { return known }
-            let current = Int(
-                try db.scalar("SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = ?", [.text(stream)]) ?? 0)
-            versions[stream] = current
-            return current
-        }
-
-        var results: [AppendResult] = []
-        results.reserveCapacity(batch.count)
-        var committedHere = Set<String>()
-        for request in batch {
-            do {
-                if let record = try commandRecord(request.commandId, db, evolution) {
-                    results.append(.duplicate(record))
-                    continue
-                }
-            } catch let error as UnreadableEvent {
-                results.append(
-                    .unreadableRecord(.unreadableEvent(position: error.position, reason: error.cause.description)))
-                continue
-            }
-            if let refusal = try request.refusal(committedInBatch: committedHere, currentVersion: version(of:)) {
-                results.append(refusal)
-                continue
-            }
-            let record: CommandRecord
-            if let answer = request.answer {
-                try db.statement(insertCommand).run([.text(request.commandId), .null, .int(head), .text(answer)])
-                record = .answered(commandId: request.commandId, position: head, answer: answer)
-            } else {
-                var recorded: [RecordedEvent] = []
-                recorded.reserveCapacity(request.events.count)
-                for event in request.events {
-                    head += 1
-                    let streamVersion = try version(of: event.stream) + 1
-                    versions[event.stream] = streamVersion
-                    let record = RecordedEvent(
-                        position: head, eventId: event.eventId, stream: event.stream, version: streamVersion,
-                        type: event.type, data: event.data, metadata: request.metadata, recordedAt: event.recordedAt)
-                    try db.statement(insertEvent).run([
-                        .int(head), .text(record.eventId), .text(record.stream), .text(record.category),
-                        .int(Int64(streamVersion)), .text(record.type), .text(record.data),
-                        .text(request.metadata.commandId), .text(request.metadata.correlationId),
-                        .text(request.metadata.causationId), .int(record.recordedAt),
-                        .int(Int64(evolution.currentVersion(of: record.type))),
-                    ])
-                    recorded.append(record)
-                }
-                try db.statement(insertCommand).run([
-                    .text(request.commandId), .int(recorded[0].position), .int(head), .null,
-                ])
-                record = .appended(CommittedCommand(commandId: request.commandId, events: recorded))
-            }
-            committedHere.insert(request.commandId)
-            results.append(.committed(record))
-        }
-        return results
-    }
-
-    private static let insertEvent =
-        "INSERT INTO events (position, event_id, stream, category, version, type, data, command_id, "
-        + "correlation_id, causation_id, recorded_at, data_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-
-    private static let insertCommand =
-        "INSERT INTO commands (command_id, first_position, last_position, answer) VALUES (?, ?, ?, ?)"
 
     // MARK: Reads
 
@@ -264,7 +213,7 @@ public final class SQLiteEventStore: EventStore {
         return events
     }
 
-    private static func commandRecord(_ commandId: String, _ db: SQLiteConnection, _ evolution: EventEvolution) throws
+    static func commandRecord(_ commandId: String, _ db: SQLiteConnection, _ evolution: EventEvolution) throws
         -> CommandRecord?
     {
         let lookup = try db.statement(
