@@ -179,6 +179,9 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    /// How many streams' versions this store remembers from its appends now (bounded).
+    var knownStreams: Int { session.withLock { $0.appender.knownStreams } }
+
     // MARK: Reads
 
     private static let columns =
