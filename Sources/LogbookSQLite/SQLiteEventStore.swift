@@ -188,12 +188,19 @@ public final class SQLiteEventStore: EventStore {
         "position, event_id, stream, version, type, data, command_id, correlation_id, causation_id, recorded_at, "
         + "data_version"
 
-    /// The events `sql` selects (with `columns`), each in its type's current shape.
+    private static let streamEvents =
+        "SELECT \(columns) FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?"
+    private static let eventsFrom = "SELECT \(columns) FROM events WHERE position >= ? ORDER BY position LIMIT ?"
+    private static let eventsBetween = "SELECT \(columns) FROM events WHERE position BETWEEN ? AND ? ORDER BY position"
+
+    /// The events `sql` selects (with `columns`) once `bind` has bound its parameters, each
+    /// in its type's current shape.
     private static func events(
-        _ sql: String, _ bindings: [SQLiteValue], _ db: SQLiteConnection, _ evolution: EventEvolution
+        _ sql: String, _ db: SQLiteConnection, _ evolution: EventEvolution,
+        bind: (SQLiteStatement) throws(SQLiteError) -> Void
     ) throws -> [RecordedEvent] {
         let statement = try db.statement(sql)
-        try statement.bind(bindings)
+        try bind(statement)
         var events: [RecordedEvent] = []
         while try statement.step() {
             let position = statement.int64(0)
@@ -221,7 +228,7 @@ public final class SQLiteEventStore: EventStore {
     {
         let lookup = try db.statement(
             "SELECT first_position, last_position, answer FROM commands WHERE command_id = ?")
-        try lookup.bind([.text(commandId)])
+        try lookup.bind(1, commandId)
         guard try lookup.step() else { return nil }
         let first = lookup.isNull(0) ? nil : lookup.int64(0)
         let last = lookup.int64(1)
@@ -230,18 +237,20 @@ public final class SQLiteEventStore: EventStore {
         guard let first else {
             return .answered(commandId: commandId, position: last, answer: answer ?? "")
         }
-        let events = try events(
-            "SELECT \(columns) FROM events WHERE position BETWEEN ? AND ? ORDER BY position",
-            [.int(first), .int(last)],
-            db, evolution)
+        let events = try events(eventsBetween, db, evolution) { statement throws(SQLiteError) in
+            try statement.bind(1, first)
+            try statement.bind(2, last)
+        }
         return .appended(CommittedCommand(commandId: commandId, events: events))
     }
 
     public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
         try withConnection { [evolution] db in
-            try Self.events(
-                "SELECT \(Self.columns) FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?",
-                [.text(stream), .int(Int64(fromVersion)), .int(Int64(max(limit, 0)))], db, evolution)
+            try Self.events(Self.streamEvents, db, evolution) { statement throws(SQLiteError) in
+                try statement.bind(1, stream)
+                try statement.bind(2, Int64(fromVersion))
+                try statement.bind(3, Int64(max(limit, 0)))
+            }
         }
     }
 
@@ -249,18 +258,23 @@ public final class SQLiteEventStore: EventStore {
         -> [RecordedEvent]
     {
         try withConnection { [evolution] db in
-            let limit = SQLiteValue.int(Int64(max(limit, 0)))
+            let limit = Int64(max(limit, 0))
             guard let categories else {
-                return try Self.events(
-                    "SELECT \(Self.columns) FROM events WHERE position >= ? ORDER BY position LIMIT ?",
-                    [.int(fromPosition), limit], db, evolution)
+                return try Self.events(Self.eventsFrom, db, evolution) { statement throws(SQLiteError) in
+                    try statement.bind(1, fromPosition)
+                    try statement.bind(2, limit)
+                }
             }
             let sorted = categories.sorted()
             let placeholders = Array(repeating: "?", count: sorted.count).joined(separator: ", ")
-            return try Self.events(
+            let sql =
                 "SELECT \(Self.columns) FROM events WHERE position >= ? AND category IN (\(placeholders)) "
-                    + "ORDER BY position LIMIT ?",
-                [.int(fromPosition)] + sorted.map { .text($0) } + [limit], db, evolution)
+                + "ORDER BY position LIMIT ?"
+            return try Self.events(sql, db, evolution) { statement throws(SQLiteError) in
+                try statement.bind(1, fromPosition)
+                for (offset, category) in sorted.enumerated() { try statement.bind(Int32(offset + 2), category) }
+                try statement.bind(Int32(sorted.count + 2), limit)
+            }
         }
     }
 
