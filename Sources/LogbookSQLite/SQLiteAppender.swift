@@ -129,12 +129,14 @@ final class SQLiteAppender {
     /// The version of `stream` as of this transaction so far: written or read earlier in it,
     /// known from this connection's earlier commits, or read from the database.
     private func version(of stream: String, _ state: inout BatchState) throws(SQLiteError) -> Int {
-        if let version = state.versions[stream] ?? known.version(of: stream) {
-            state.versions[stream] = version
-            return version
+        if let version = state.versions[stream] { return version }
+        let version: Int
+        if let known = known.version(of: stream) {
+            version = known
+        } else {
+            try streamVersion.bind(1, stream)
+            version = Int(try scalar(streamVersion))
         }
-        try streamVersion.bind(1, stream)
-        let version = Int(try scalar(streamVersion))
         state.versions[stream] = version
         return version
     }

@@ -37,13 +37,11 @@ struct SQLiteKnownVersions {
     mutating func learn(head: Int64, versions: [String: Int], dataVersion: Int64) {
         self.head = head
         self.dataVersion = dataVersion
-        for (stream, version) in versions {
-            if recent.count >= capacity && recent[stream] == nil {
+        for (stream, version) in versions where recent.updateValue(version, forKey: stream) == nil {
+            if recent.count >= capacity {
                 older = recent
                 recent = [:]
-                recent.reserveCapacity(capacity)
             }
-            recent[stream] = version
         }
     }
 
