@@ -13,7 +13,7 @@ import Synchronization
 /// (`SQLiteCheckpointer`) instead of inside this connection's commits.
 public final class SQLiteEventStore: EventStore {
     public let path: String
-    private let connection: Mutex<SQLiteConnection>
+    private let session: Mutex<Session>
     private let evolution: EventEvolution
     private let checkpointer: SQLiteCheckpointer?
 
@@ -52,12 +52,18 @@ public final class SQLiteEventStore: EventStore {
         } else {
             checkpointer = nil
         }
-        self.connection = Mutex(connection)
+        let appender: SQLiteAppender
+        do {
+            appender = try SQLiteAppender(connection, evolution: evolution)
+        } catch {
+            throw Self.storeError(error, path: path)
+        }
+        self.session = Mutex(Session(db: connection, appender: appender))
     }
 
     deinit {
         guard let checkpointer else { return }
-        connection.withLock { $0.removeWALHook() }
+        session.withLock { $0.db.removeWALHook() }
         checkpointer.stop()
     }
 
@@ -141,12 +147,25 @@ public final class SQLiteEventStore: EventStore {
         return .failed("\(path): \(error)")
     }
 
+    /// The connection and what appends keep on it, used by one caller at a time.
+    private struct Session {
+        let db: SQLiteConnection
+        let appender: SQLiteAppender
+    }
+
     /// Runs `body` on the connection; SQLite's errors and unreadable events become `EventStoreError`s.
     private func withConnection<T: Sendable>(
         _ body: @Sendable (SQLiteConnection) throws -> T
     ) throws(EventStoreError) -> T {
-        let result: Result<T, any Error> = connection.withLock { db in
-            do { return .success(try body(db)) } catch { return .failure(error) }
+        try withSession { session in try body(session.db) }
+    }
+
+    /// Runs `body` on the session; errors as in `withConnection`.
+    private func withSession<T: Sendable>(
+        _ body: @Sendable (Session) throws -> T
+    ) throws(EventStoreError) -> T {
+        let result: Result<T, any Error> = session.withLock { session in
+            do { return .success(try body(session)) } catch { return .failure(error) }
         }
         switch result {
         case .success(let value): return value
@@ -168,90 +187,23 @@ public final class SQLiteEventStore: EventStore {
     public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
         if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
         guard !batch.isEmpty else { return [] }
-        return try withConnection { [evolution] db in
-            try db.execute("BEGIN IMMEDIATE")
-            do {
-                let results = try Self.appendInTransaction(batch, db, evolution)
-                try db.execute("COMMIT")
-                return results
-            } catch {
-                try? db.execute("ROLLBACK")
-                throw error
+        return try withSession { [evolution] session in
+            try session.appender.append(batch) { commandId in
+                do {
+                    guard let record = try Self.commandRecord(commandId, session.db, evolution) else {
+                        throw SQLiteError(code: SQLITE_INTERNAL, message: "command '\(commandId)' vanished")
+                    }
+                    return .duplicate(record)
+                } catch let error as UnreadableEvent {
+                    return .unreadableRecord(
+                        .unreadableEvent(position: error.position, reason: error.cause.description))
+                }
             }
         }
     }
 
-    private static func appendInTransaction(
-        _ batch: [AppendRequest], _ db: SQLiteConnection, _ evolution: EventEvolution
-    ) throws -> [AppendResult] {
-        var head = try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
-        var versions: [String: Int] = [:]
-        func version(of stream: String) throws(SQLiteError) -> Int {
-            if let known = versions[stream] { return known }
-            let current = Int(
-                try db.scalar("SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = ?", [.text(stream)]) ?? 0)
-            versions[stream] = current
-            return current
-        }
-
-        var results: [AppendResult] = []
-        results.reserveCapacity(batch.count)
-        var committedHere = Set<String>()
-        for request in batch {
-            do {
-                if let record = try commandRecord(request.commandId, db, evolution) {
-                    results.append(.duplicate(record))
-                    continue
-                }
-            } catch let error as UnreadableEvent {
-                results.append(
-                    .unreadableRecord(.unreadableEvent(position: error.position, reason: error.cause.description)))
-                continue
-            }
-            if let refusal = try request.refusal(committedInBatch: committedHere, currentVersion: version(of:)) {
-                results.append(refusal)
-                continue
-            }
-            let record: CommandRecord
-            if let answer = request.answer {
-                try db.statement(insertCommand).run([.text(request.commandId), .null, .int(head), .text(answer)])
-                record = .answered(commandId: request.commandId, position: head, answer: answer)
-            } else {
-                var recorded: [RecordedEvent] = []
-                recorded.reserveCapacity(request.events.count)
-                for event in request.events {
-                    head += 1
-                    let streamVersion = try version(of: event.stream) + 1
-                    versions[event.stream] = streamVersion
-                    let record = RecordedEvent(
-                        position: head, eventId: event.eventId, stream: event.stream, version: streamVersion,
-                        type: event.type, data: event.data, metadata: request.metadata, recordedAt: event.recordedAt)
-                    try db.statement(insertEvent).run([
-                        .int(head), .text(record.eventId), .text(record.stream), .text(record.category),
-                        .int(Int64(streamVersion)), .text(record.type), .text(record.data),
-                        .text(request.metadata.commandId), .text(request.metadata.correlationId),
-                        .text(request.metadata.causationId), .int(record.recordedAt),
-                        .int(Int64(evolution.currentVersion(of: record.type))),
-                    ])
-                    recorded.append(record)
-                }
-                try db.statement(insertCommand).run([
-                    .text(request.commandId), .int(recorded[0].position), .int(head), .null,
-                ])
-                record = .appended(CommittedCommand(commandId: request.commandId, events: recorded))
-            }
-            committedHere.insert(request.commandId)
-            results.append(.committed(record))
-        }
-        return results
-    }
-
-    private static let insertEvent =
-        "INSERT INTO events (position, event_id, stream, category, version, type, data, command_id, "
-        + "correlation_id, causation_id, recorded_at, data_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-
-    private static let insertCommand =
-        "INSERT INTO commands (command_id, first_position, last_position, answer) VALUES (?, ?, ?, ?)"
+    /// How many streams' versions this store remembers from its appends now (bounded).
+    var knownStreams: Int { session.withLock { $0.appender.knownStreams } }
 
     // MARK: Reads
 
@@ -259,12 +211,20 @@ public final class SQLiteEventStore: EventStore {
         "position, event_id, stream, version, type, data, command_id, correlation_id, causation_id, recorded_at, "
         + "data_version"
 
-    /// The events `sql` selects (with `columns`), each in its type's current shape.
+    private static let streamEvents =
+        "SELECT \(columns) FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?"
+    private static let wholeStreamEvents = "SELECT \(columns) FROM events WHERE stream = ? ORDER BY version"
+    private static let eventsFrom = "SELECT \(columns) FROM events WHERE position >= ? ORDER BY position LIMIT ?"
+    private static let eventsBetween = "SELECT \(columns) FROM events WHERE position BETWEEN ? AND ? ORDER BY position"
+
+    /// The events `sql` selects (with `columns`) once `bind` has bound its parameters, each
+    /// in its type's current shape.
     private static func events(
-        _ sql: String, _ bindings: [SQLiteValue], _ db: SQLiteConnection, _ evolution: EventEvolution
+        _ sql: String, _ db: SQLiteConnection, _ evolution: EventEvolution,
+        bind: (SQLiteStatement) throws(SQLiteError) -> Void
     ) throws -> [RecordedEvent] {
         let statement = try db.statement(sql)
-        try statement.bind(bindings)
+        try bind(statement)
         var events: [RecordedEvent] = []
         while try statement.step() {
             let position = statement.int64(0)
@@ -287,12 +247,12 @@ public final class SQLiteEventStore: EventStore {
         return events
     }
 
-    private static func commandRecord(_ commandId: String, _ db: SQLiteConnection, _ evolution: EventEvolution) throws
+    static func commandRecord(_ commandId: String, _ db: SQLiteConnection, _ evolution: EventEvolution) throws
         -> CommandRecord?
     {
         let lookup = try db.statement(
             "SELECT first_position, last_position, answer FROM commands WHERE command_id = ?")
-        try lookup.bind([.text(commandId)])
+        try lookup.bind(1, commandId)
         guard try lookup.step() else { return nil }
         let first = lookup.isNull(0) ? nil : lookup.int64(0)
         let last = lookup.int64(1)
@@ -301,18 +261,20 @@ public final class SQLiteEventStore: EventStore {
         guard let first else {
             return .answered(commandId: commandId, position: last, answer: answer ?? "")
         }
-        let events = try events(
-            "SELECT \(columns) FROM events WHERE position BETWEEN ? AND ? ORDER BY position",
-            [.int(first), .int(last)],
-            db, evolution)
+        let events = try events(eventsBetween, db, evolution) { statement throws(SQLiteError) in
+            try statement.bind(1, first)
+            try statement.bind(2, last)
+        }
         return .appended(CommittedCommand(commandId: commandId, events: events))
     }
 
     public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
         try withConnection { [evolution] db in
-            try Self.events(
-                "SELECT \(Self.columns) FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?",
-                [.text(stream), .int(Int64(fromVersion)), .int(Int64(max(limit, 0)))], db, evolution)
+            try Self.events(Self.streamEvents, db, evolution) { statement throws(SQLiteError) in
+                try statement.bind(1, stream)
+                try statement.bind(2, Int64(fromVersion))
+                try statement.bind(3, Int64(max(limit, 0)))
+            }
         }
     }
 
@@ -325,9 +287,9 @@ public final class SQLiteEventStore: EventStore {
             do {
                 var found: [String: [RecordedEvent]] = [:]
                 for stream in streams {
-                    found[stream] = try Self.events(
-                        "SELECT \(Self.columns) FROM events WHERE stream = ? ORDER BY version", [.text(stream)], db,
-                        evolution)
+                    found[stream] = try Self.events(Self.wholeStreamEvents, db, evolution) {
+                        statement throws(SQLiteError) in try statement.bind(1, stream)
+                    }
                 }
                 try db.execute("COMMIT")
                 return found
@@ -342,18 +304,23 @@ public final class SQLiteEventStore: EventStore {
         -> [RecordedEvent]
     {
         try withConnection { [evolution] db in
-            let limit = SQLiteValue.int(Int64(max(limit, 0)))
+            let limit = Int64(max(limit, 0))
             guard let categories else {
-                return try Self.events(
-                    "SELECT \(Self.columns) FROM events WHERE position >= ? ORDER BY position LIMIT ?",
-                    [.int(fromPosition), limit], db, evolution)
+                return try Self.events(Self.eventsFrom, db, evolution) { statement throws(SQLiteError) in
+                    try statement.bind(1, fromPosition)
+                    try statement.bind(2, limit)
+                }
             }
             let sorted = categories.sorted()
             let placeholders = Array(repeating: "?", count: sorted.count).joined(separator: ", ")
-            return try Self.events(
+            let sql =
                 "SELECT \(Self.columns) FROM events WHERE position >= ? AND category IN (\(placeholders)) "
-                    + "ORDER BY position LIMIT ?",
-                [.int(fromPosition)] + sorted.map { .text($0) } + [limit], db, evolution)
+                + "ORDER BY position LIMIT ?"
+            return try Self.events(sql, db, evolution) { statement throws(SQLiteError) in
+                try statement.bind(1, fromPosition)
+                for (offset, category) in sorted.enumerated() { try statement.bind(Int32(offset + 2), category) }
+                try statement.bind(Int32(sorted.count + 2), limit)
+            }
         }
     }
 

@@ -40,6 +40,43 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds an integer to parameter `index` (1-based), with no array or boxing in between.
+    func bind(_ index: Int32, _ number: Int64) throws(SQLiteError) {
+        let result = sqlite3_bind_int64(raw, index, number)
+        guard result == SQLITE_OK else { throw connection.error(result) }
+    }
+
+    /// Binds text to parameter `index` straight from the string's UTF-8 bytes, which SQLite
+    /// copies at once (a string without contiguous UTF-8 is copied into an array first).
+    func bind(_ index: Int32, _ text: String) throws(SQLiteError) {
+        let result =
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                bindText(index, bytes)
+            } ?? Array(text.utf8).withUnsafeBufferPointer { bytes in bindText(index, bytes) }
+        guard result == SQLITE_OK else { throw connection.error(result) }
+    }
+
+    private func bindText(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        // A null pointer would bind NULL, so the empty string gets a pointer of its own.
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            return sqlite3_bind_text64(raw, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
+        }
+        return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { text in
+            sqlite3_bind_text64(raw, index, text, UInt64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
+        }
+    }
+
+    func bindNull(_ index: Int32) throws(SQLiteError) {
+        let result = sqlite3_bind_null(raw, index)
+        guard result == SQLITE_OK else { throw connection.error(result) }
+    }
+
+    /// Runs the statement, already bound, to its end and resets it (keeping its bindings).
+    func runBound() throws(SQLiteError) {
+        while try step() {}
+        sqlite3_reset(raw)
+    }
+
     /// Advances to the next row: true when there is one, false when done.
     func step() throws(SQLiteError) -> Bool {
         switch sqlite3_step(raw) {
