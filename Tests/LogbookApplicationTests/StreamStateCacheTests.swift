@@ -23,6 +23,45 @@ struct StreamStateCacheTests {
         #expect(cache.entry(for: try stream(1)) == nil)
     }
 
+    /// A live post whose text is `bytes` of UTF-8 (two-byte characters: at most 100,000).
+    private func longPost(_ n: Int, bytes: Int) throws -> (StreamId, StreamStateCache.Entry) {
+        let id = try PostId("post\(n)")
+        let post = Post(
+            id: id, authorId: try UserId("u1"), title: try PostTitle("t\(n)"),
+            content: try PostContent(String(repeating: "é", count: bytes / 2)))
+        return (.post(id), StreamStateCache.Entry(version: 1, state: .post(.live(post))))
+    }
+
+    @Test("long posts are bounded by bytes: the least recently used leave once the states pass the budget")
+    func boundedByBytes() throws {
+        var cache = StreamStateCache(capacity: 1_000, byteBudget: 1 << 20)
+        var streams: [StreamId] = []
+        for n in 0..<30 {
+            let (stream, entry) = try longPost(n, bytes: 100_000)
+            cache.store(entry, for: stream)
+            streams.append(stream)
+            #expect(cache.bytes <= cache.byteBudget, "after \(n + 1) posts: \(cache.bytes) bytes")
+        }
+        #expect(cache.count == 10, "ten posts of 100,000 bytes fit in 1 MiB, not eleven")
+        #expect(try cache.entry(for: streams[29]) == longPost(29, bytes: 100_000).1)
+        #expect(cache.entry(for: streams[19]) == nil)
+        // Small states fill what the posts leave, and the bytes stay exact as entries go.
+        for stream in streams { cache.remove(stream) }
+        #expect(cache.bytes == 0 && cache.count == 0)
+    }
+
+    @Test("a state larger than the whole budget is not cached, and replaces no older entry of its stream")
+    func tooLargeForTheBudget() throws {
+        var cache = StreamStateCache(capacity: 10, byteBudget: 10_000)
+        let (stream, small) = try longPost(1, bytes: 100)
+        cache.store(small, for: stream)
+        #expect(cache.entry(for: stream) == small)
+        let (_, huge) = try longPost(1, bytes: 20_000)
+        cache.store(huge, for: stream)
+        #expect(cache.entry(for: stream) == nil, "the stale small state must not stay either")
+        #expect(cache.bytes == 0)
+    }
+
     @Test("remove and removeAll forget entries")
     func removal() throws {
         var cache = StreamStateCache(capacity: 4)

@@ -35,7 +35,7 @@ public final class CommandHandler {
     /// that several workers share, this is the cost of their conflicts.
     public private(set) var commandsDecidedAgain = 0
 
-    public init(store: any EventStore, clock: any Clock, ids: any IDGenerator, cacheCapacity: Int = 50_000) {
+    public init(store: any EventStore, clock: any Clock, ids: any IDGenerator, cacheCapacity: Int = 10_000) {
         self.store = store
         self.clock = clock
         self.ids = ids

@@ -1,8 +1,9 @@
 public import LogbookDomain
 
 /// The folded state and version of recently used streams, so that a busy product is not
-/// re-read from the start of its stream for every purchase. Bounded: past `capacity`
-/// entries the least recently used one is dropped. Every operation takes constant time
+/// re-read from the start of its stream for every purchase. Bounded twice: past `capacity`
+/// entries, or past `byteBudget` bytes of states (`AggregateState.approximateBytes`: a
+/// post holds its text, up to 200,000 bytes), the least recently used ones are dropped. Every operation takes constant time
 /// (a hash lookup and a few index updates): the entries sit in one array, linked from the
 /// most to the least recently used. Not thread-safe: it belongs to the one thread that
 /// runs a `CommandHandler`.
@@ -26,6 +27,9 @@ public struct StreamStateCache {
     }
 
     public let capacity: Int
+    public let byteBudget: Int
+    /// What the cached states hold, by `AggregateState.approximateBytes`.
+    public private(set) var bytes = 0
     private var slotOf: [StreamId: Int] = [:]
     private var slots: [Slot] = []
     /// Slots of removed streams, to be used again.
@@ -34,9 +38,13 @@ public struct StreamStateCache {
     private var oldest = Self.none
     private static let none = -1
 
-    public init(capacity: Int = 50_000) {
+    /// 10,000 streams and 16 MiB by default: the hot streams of a busy log (a miss costs one
+    /// read of the stream); 50,000 streams, the old bound, held 25–30 MB of a worker's memory
+    /// in the bench, and 50,000 long posts would have held gigabytes.
+    public init(capacity: Int = 10_000, byteBudget: Int = 16 << 20) {
         precondition(capacity > 0, "a cache needs room for at least one stream")
         self.capacity = capacity
+        self.byteBudget = byteBudget
     }
 
     public var count: Int { slotOf.count }
@@ -48,17 +56,23 @@ public struct StreamStateCache {
     }
 
     public mutating func store(_ entry: Entry, for stream: StreamId) {
+        // A state larger than the whole budget is not kept at all.
+        guard entry.state.approximateBytes <= byteBudget else { return remove(stream) }
+        defer { dropOldestOverBudget() }
         if let slot = slotOf[stream] {
+            bytes += entry.state.approximateBytes - slots[slot].entry.state.approximateBytes
             slots[slot].entry = entry
             moveToNewest(slot)
             return
         }
+        bytes += entry.state.approximateBytes
         let slot: Int
         if slotOf.count >= capacity {
             // The least recently used stream's slot takes the new one.
             slot = oldest
             unlink(slot)
             slotOf[slots[slot].stream] = nil
+            bytes -= slots[slot].entry.state.approximateBytes
             slots[slot] = Slot(stream: stream, entry: entry, newer: Self.none, older: Self.none)
         } else if let reused = freeSlots.popLast() {
             slot = reused
@@ -74,6 +88,7 @@ public struct StreamStateCache {
     public mutating func remove(_ stream: StreamId) {
         guard let slot = slotOf.removeValue(forKey: stream) else { return }
         unlink(slot)
+        bytes -= slots[slot].entry.state.approximateBytes
         // Keep no state alive for a stream that is gone.
         slots[slot].entry = Entry(version: 0, state: .initial(for: stream))
         freeSlots.append(slot)
@@ -85,6 +100,15 @@ public struct StreamStateCache {
         freeSlots.removeAll(keepingCapacity: true)
         newest = Self.none
         oldest = Self.none
+        bytes = 0
+    }
+
+    /// Drops the least recently used streams while the states hold more than `byteBudget`
+    /// (the newest always stays: `store` keeps none larger than the budget).
+    private mutating func dropOldestOverBudget() {
+        while bytes > byteBudget, oldest != Self.none, oldest != newest {
+            remove(slots[oldest].stream)
+        }
     }
 
     private mutating func moveToNewest(_ slot: Int) {
@@ -107,5 +131,15 @@ public struct StreamStateCache {
         slots[slot].newer = Self.none
         if newest == Self.none { oldest = slot } else { slots[newest].newer = slot }
         newest = slot
+    }
+}
+
+extension AggregateState {
+    /// Roughly the bytes a cached state keeps alive: a fixed part for the entry, its stream
+    /// id and the state's small fields (names, emails, titles are a few hundred bytes at
+    /// most), plus a live post's title and text.
+    public var approximateBytes: Int {
+        guard case .post(.live(let post)) = self else { return 256 }
+        return 256 + post.title.value.utf8.count + post.content.value.utf8.count
     }
 }
