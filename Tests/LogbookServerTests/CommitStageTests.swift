@@ -9,8 +9,7 @@ import Testing
 
 /// `CommitStage`, the worker's second pipeline stage, over an in-memory log: a batch handed
 /// to it is committed on its own thread and its outcomes come back once, through the pipe
-/// the command loop polls; a small batch can be handled on the caller's thread while it is
-/// idle; a stop lets the batch in hand finish.
+/// the command loop polls; a stop lets the batch in hand finish.
 @Suite("Commit stage: one batch at a time on a thread of its own")
 struct CommitStageTests {
     private static func registrations(_ prefix: String, count: Int) -> [CommandRequest] {
@@ -55,28 +54,6 @@ struct CommitStageTests {
         #expect(try store.headPosition() == 40)
         // The pipe was drained with the outcomes: the loop's poll does not wake for nothing.
         #expect(try ZMQPoll.wait([stage.finished.readable], timeoutMilliseconds: 50) == [false])
-    }
-
-    @Test("a small batch is handled on the caller's thread while the stage is idle, on what the stage committed")
-    func handledHere() throws {
-        let store = InMemoryEventStore()
-        let stage = try Self.stage(over: store)
-        defer { stage.stop() }
-        stage.submit(Self.registrations("a", count: 3))
-        _ = try ZMQPoll.wait([stage.finished.readable], timeoutMilliseconds: 20_000)
-        #expect(stage.takeFinished()?.outcomes.count == 3)
-
-        // The same ids again: the handler (the stage's) answers them as retries, appending nothing.
-        let again = stage.handleHere(Self.registrations("a", count: 3))
-        #expect(
-            again.outcomes.allSatisfy { outcome in
-                if case .accepted(let accepted) = outcome { accepted.wasRetry } else { false }
-            })
-        let fresh = stage.handleHere(Self.registrations("b", count: 2))
-        #expect(fresh.outcomes.count == 2)
-        #expect(try store.headPosition() == 10)
-        #expect(stage.isIdle)
-        #expect(stage.takeFinished() == nil, "nothing was submitted")
     }
 
     @Test("a stop lets the submitted batch finish; its outcomes wait for the loop")

@@ -104,7 +104,6 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 if finished != nil { inStage = [] }
                 submitWaiting()
                 if let (finished, batch, since) = delivered { try deliver(finished, of: batch, since: since) }
-                try commitSmallBatchHere()
             } catch {
                 if error.isTerminated { return }
                 // A socket error other than shutdown concerns one message; keep serving.
@@ -123,7 +122,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 inStage = []
                 try deliver(finished, of: batch, since: inStageSince)
             }
-            submitWaiting(evenSmall: true)
+            submitWaiting()
         }
         commits.stop()
         try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
@@ -136,27 +135,13 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         diagnostics.info("command loop stopped", ["undelivered": "\(outbox.waitingCount)"])
     }
 
-    /// Batches of at most this many commands are committed on the loop's own thread when the
-    /// stage is idle: with so few there is nothing to overlap, and the hand-over's two thread
-    /// wake-ups added 150–200 µs to a lone command's reply on a busy machine.
-    static var smallBatch: Int { 4 }
-
-    /// Hands the commands read so far to the stage, when it is idle (and, unless `evenSmall`,
-    /// when there are more than `smallBatch`).
-    private mutating func submitWaiting(evenSmall: Bool = false) {
-        guard inStage.isEmpty, !waiting.isEmpty, evenSmall || waiting.count > Self.smallBatch else { return }
+    /// Hands the commands read so far to the stage, when it is idle.
+    private mutating func submitWaiting() {
+        guard inStage.isEmpty, !waiting.isEmpty else { return }
         commits.submit(waiting.map(\.command))
         inStage = waiting
         inStageSince = waitingSince
         waiting = []
-    }
-
-    /// Commits a small batch (`smallBatch`) on this thread when the stage is idle, and delivers it.
-    private mutating func commitSmallBatchHere() throws(ZMQError) {
-        guard inStage.isEmpty, !waiting.isEmpty, waiting.count <= Self.smallBatch else { return }
-        let batch = waiting
-        waiting = []
-        try deliver(commits.handleHere(batch.map(\.command)), of: batch, since: waitingSince)
     }
 
     /// Tells the announcer the allow-list was reloaded (a feed is bound anew, so every

@@ -11,9 +11,8 @@ import LogbookZMQ
 ///
 /// It holds at most one batch: `submit` is for when `isIdle`; the batch's outcomes come back
 /// through `takeFinished()`, and `finished` (a pipe in the loop's poll) becomes readable when
-/// they are ready. A batch too small to gain from the hand-over may instead be handled on
-/// the caller's thread while the stage is idle (`handleHere`). The handler (and through it
-/// the store's connection) is used by one thread at a time, handed over under the stage's lock. Its thread checks in with `heartbeat` between
+/// they are ready. The handler (and through it the store's connection) is used only on the
+/// stage's thread once the stage is made. Its thread checks in with `heartbeat` between
 /// batches and while idle, so a commit that hangs (a lock another writer holds) stops the
 /// supervisor's watchdog pings. `stop()` lets the batch in hand finish and joins the thread.
 final class CommitStage: @unchecked Sendable {
@@ -32,31 +31,14 @@ final class CommitStage: @unchecked Sendable {
     private var busy = false
     private var stopping = false
     private var thread: OwnedThread?
-    private let owned: HandlerOwnership
 
     /// Starts the stage's thread, which owns `handler` from now on.
     init(handler: CommandHandler, heartbeat: Heartbeat) throws(ZMQError) {
         finished = try WakeUpPipe()
-        owned = HandlerOwnership(handler)
+        let owned = HandlerOwnership(handler)
         thread = OwnedThread(name: "logbook-commits") { [self] in
             serve(owned.handler, heartbeat: heartbeat)
         }
-    }
-
-    /// Decides and appends a batch on the calling thread; call only when `isIdle` (the
-    /// stage's thread keeps waiting meanwhile). For a batch so small that nothing would
-    /// overlap its commit, where the hand-over's two thread wake-ups cost more than they save.
-    func handleHere(_ requests: [CommandRequest]) -> Finished {
-        condition.lock()
-        precondition(!busy, "a batch is already in the commit stage")
-        busy = true
-        condition.unlock()
-        let outcomes = owned.handler.handle(requests)
-        let decidedAgain = owned.handler.commandsDecidedAgain
-        condition.lock()
-        busy = false
-        condition.unlock()
-        return Finished(outcomes: outcomes, commandsDecidedAgain: decidedAgain)
     }
 
     /// No batch is in the stage, and none finished and not yet taken.
@@ -151,8 +133,7 @@ final class CommitStage: @unchecked Sendable {
     }
 }
 
-/// Holds the handler, which is not `Sendable`, for the stage: one thread at a time uses it,
-/// handed over under the stage's lock (`busy`).
+/// Moves the handler, which is not `Sendable`, to the stage's thread: nothing else keeps it.
 private final class HandlerOwnership: @unchecked Sendable {
     let handler: CommandHandler
     init(_ handler: CommandHandler) { self.handler = handler }
