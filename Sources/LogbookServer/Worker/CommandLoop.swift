@@ -21,8 +21,9 @@ import LogbookZMQ
 /// are dropped unread until it reads; others are served meanwhile.
 ///
 /// When `stop` is requested it takes no new request: the batch in the stage and the
-/// commands already read are committed and replied to and their events announced, the replies still waiting are handed on (at most
-/// `StopRequest.drainMilliseconds`), and the sockets close with a linger of that bound.
+/// commands already read are committed and replied to and their events announced, the
+/// replies still waiting are handed on (at most `StopRequest.drainMilliseconds`), and the
+/// sockets close with a linger of that bound.
 ///
 /// With CURVE on, each request is checked against its sender's current role (`RequestGuard`):
 /// commands need `writer` (or `admin`), `Status` needs `admin`; and after each reload of the
@@ -96,8 +97,10 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 }
                 try outbox.flush(on: router)
                 if let stop, stop.isRequested { return try finish() }
-                let finished = ready[0] ? commits.takeFinished() : nil
                 if reading { try readWaitingRequests() }
+                // Taken after the reading, which may throw: outcomes taken are always delivered
+                // (an untaken batch leaves the pipe readable for the next turn).
+                let finished = ready[0] ? commits.takeFinished() : nil
                 // The stage takes the next batch before this one is delivered, so its commit
                 // overlaps the writing and sending below.
                 let delivered = finished.map { ($0, inStage, inStageSince) }
