@@ -150,8 +150,8 @@ public final class CommandHandler {
                 }
             }
         }
-        for (stream, entry) in overlay.entries where !untrusted.contains(stream) {
-            cache.store(entry, for: stream)
+        for stream in overlay.order where !untrusted.contains(stream) {
+            if let entry = overlay.entries[stream] { cache.store(entry, for: stream) }
         }
         for stream in untrusted { cache.remove(stream) }
         return retry

@@ -4,6 +4,11 @@ import LogbookDomain
 /// commands of the round produced them.
 struct StateOverlay {
     private(set) var entries: [StreamId: StreamStateCache.Entry] = [:]
+    /// The streams of `entries` in the order they were first staged or written: the order the
+    /// handler caches them in. A dictionary's own order differs from one instance to the next,
+    /// and the cache's recency order decides what it drops, so two handlers fed the same
+    /// batches would otherwise cache different streams.
+    private(set) var order: [StreamId] = []
     /// A stream has one writer, seldom a few: a list, not a set per stream.
     private var writersByStream: [StreamId: [String]] = [:]
 
@@ -16,12 +21,16 @@ struct StateOverlay {
 
     /// Records the state a decision read, unless a staged one is already newer.
     mutating func stage(_ stream: StreamId, _ entry: StreamStateCache.Entry) {
-        if entries[stream] == nil { entries[stream] = entry }
+        if entries[stream] == nil {
+            entries[stream] = entry
+            order.append(stream)
+        }
     }
 
     /// Advances a stream by one event decided by `commandId`.
     mutating func apply(_ event: DomainEvent, by commandId: String) {
         let stream = event.stream
+        if entries[stream] == nil { order.append(stream) }
         // Changed in place: one lookup, and the state is not copied.
         entries[stream, default: StreamStateCache.Entry(version: 0, state: .initial(for: stream))].advance(by: event)
         Self.add(commandId, to: &writersByStream[stream, default: []])
