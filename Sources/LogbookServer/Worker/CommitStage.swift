@@ -24,13 +24,14 @@ final class CommitStage: @unchecked Sendable {
 
     /// Readable once a submitted batch finished (drained by `takeFinished()`).
     let finished: WakeUpPipe
+    /// Set once, in `init`; joined by `stop()`.
+    private var thread: OwnedThread?
     // Everything below `condition` is read and written only with `condition` locked.
     private let condition = NSCondition()
     private var submitted: [CommandRequest]?
     private var done: Finished?
     private var busy = false
     private var stopping = false
-    private var thread: OwnedThread?
 
     /// Starts the stage's thread, which owns `handler` from now on.
     init(handler: CommandHandler, heartbeat: Heartbeat) throws(ZMQError) {
