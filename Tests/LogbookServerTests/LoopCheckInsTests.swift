@@ -66,6 +66,19 @@ struct LoopCheckInsTests {
         #expect(back.ping == true)
     }
 
+    @Test("before ready a slow loop is not reported (nothing may precede READY=1); after ready it is")
+    func silenceBeforeReady() {
+        var (rule, commands, _) = Self.twoLoops()
+        // The log-read loop last checked in at 0: past the window at 700, but not ready yet.
+        let early = rule.checkIn(commands, now: 700)
+        #expect(early.silent.isEmpty)
+        #expect(early.ping == false)
+        rule.ready()
+        let after = rule.checkIn(commands, now: 800)
+        #expect(after.silent.map(\.name) == ["log reads"])
+        #expect(after.ping == false)
+    }
+
     @Test("a loop that registered late counts from its registration")
     func lateRegistration() {
         var (rule, commands, _) = Self.twoLoops()

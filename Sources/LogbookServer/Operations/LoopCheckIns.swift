@@ -56,6 +56,9 @@ struct LoopCheckIns: Sendable {
             outcome.recovered = (names[slot], now - lastCheckIn[slot])
         }
         lastCheckIn[slot] = now
+        // Before READY=1 the supervisor runs no watchdog: a loop slow to start (a busy machine,
+        // a long catch-up) is nothing to withhold or report, and no line may precede READY=1.
+        guard isReady else { return outcome }
         var everyLoopAlive = true
         for (index, last) in lastCheckIn.enumerated() where now - last > windowMilliseconds {
             everyLoopAlive = false
