@@ -19,6 +19,16 @@ public enum LogPageReader {
             return cursor.reply()
         }
     }
+
+    /// A feed message's envelope read the same way: the event and its `previous` marks in
+    /// `FeedTopic.allCases` order, or nil when the bytes are not in the publisher's exact form
+    /// (the caller then parses them in general). Checks nothing about the marks' values.
+    public static func feedEnvelope(_ envelope: [UInt8]) -> (event: RecordedEvent, previous: [Int64])? {
+        envelope.withUnsafeBufferPointer { bytes in
+            var cursor = CanonicalCursor(bytes: bytes)
+            return cursor.feedEnvelope()
+        }
+    }
 }
 
 /// Walks a reply in the writer's layout; every step answers nil when the bytes differ.
@@ -43,6 +53,29 @@ extension CanonicalCursor {
     /// One envelope; nil also for anything `WireDecoding.recordedEvent` would refuse
     /// (positions and versions below 1, a payload that is not an object, a bad time).
     fileprivate mutating func envelope() -> RecordedEvent? {
+        guard let event = envelopeMembers(), take("}") else { return nil }
+        return event
+    }
+
+    /// A feed message's envelope: the envelope's members, then `"previous"` with an integer
+    /// for every topic in `FeedTopic.allCases` order (as `FeedPublisher` writes it), then the
+    /// end of the bytes.
+    fileprivate mutating func feedEnvelope() -> (event: RecordedEvent, previous: [Int64])? {
+        guard let event = envelopeMembers(), take(#","previous":{"#) else { return nil }
+        var previous: [Int64] = []
+        previous.reserveCapacity(FeedTopic.allCases.count)
+        for (offset, topic) in FeedTopic.allCases.enumerated() {
+            guard offset == 0 || take(","), string() == topic.rawValue, take(":"), let mark = integer() else {
+                return nil
+            }
+            previous.append(Int64(mark))
+        }
+        guard take("}}"), index == bytes.count else { return nil }
+        return (event, previous)
+    }
+
+    /// An envelope's members up to `recordedAt`, without the closing brace.
+    private mutating func envelopeMembers() -> RecordedEvent? {
         guard take(#"{"eventId":"#), let eventId = string(), take(#","position":"#), let position = integer(),
             position >= 1, take(#","stream":"#), let stream = string(), take(#","version":"#),
             let version = integer(), version >= 1, take(#","type":"#), let type = string(), take(#","data":"#),
@@ -53,7 +86,7 @@ extension CanonicalCursor {
         index = dataEnd
         guard take(#","metadata":{"commandId":"#), let commandId = string(), take(#","correlationId":"#),
             let correlationId = string(), take(#","causationId":"#), let causationId = string(),
-            take(#"},"recordedAt":"#), let recordedAt = instant(), take("}")
+            take(#"},"recordedAt":"#), let recordedAt = instant()
         else { return nil }
         return RecordedEvent(
             position: Int64(position), eventId: eventId, stream: stream, version: version, type: type, data: data,
