@@ -56,16 +56,17 @@ public struct StreamStateCache {
     }
 
     public mutating func store(_ entry: Entry, for stream: StreamId) {
+        let size = entry.state.approximateBytes
         // A state larger than the whole budget is not kept at all.
-        guard entry.state.approximateBytes <= byteBudget else { return remove(stream) }
+        guard size <= byteBudget else { return remove(stream) }
         defer { dropOldestOverBudget() }
         if let slot = slotOf[stream] {
-            bytes += entry.state.approximateBytes - slots[slot].entry.state.approximateBytes
+            bytes += size - slots[slot].entry.state.approximateBytes
             slots[slot].entry = entry
             moveToNewest(slot)
             return
         }
-        bytes += entry.state.approximateBytes
+        bytes += size
         let slot: Int
         if slotOf.count >= capacity {
             // The least recently used stream's slot takes the new one.
