@@ -25,7 +25,7 @@ extension BenchSession {
         let seeded = max(4, options.window)
         try seed(tag: tag, clients: 8, seeded: seeded)
         progress("bench: latency, one client, one command in flight")
-        var cpuBefore = ProcessCPU.of(service.workerPid)
+        var cpuBefore = CommandProcessorTime(workerPid: service.workerPid, queryPid: service.queryPid)
         let single = try load(
             LoadPlan(
                 endpoint: service.endpoints.commands, clients: 1, threads: 1, pacing: .closedLoop(window: 1),
@@ -33,10 +33,9 @@ extension BenchSession {
         guard let one = LatencySummary(nanoseconds: single.latencies) else { throw BenchError("no command answered") }
         addLatencyFigures(
             "1 client", one, roundTrip: roundTrip, target: target,
-            details: [
-                "samples": .int(one.count), "rejected": .int(single.rejected),
-                "workerCPUMicrosecondsPerCommand": workerMicroseconds(from: cpuBefore, service, single),
-            ])
+            details: JSONObject(
+                [("samples", .int(one.count)), ("rejected", .int(single.rejected))]
+                    + processorTimes(since: cpuBefore, service, single)))
 
         // Half the peak: measured above, or measured now with the largest client count.
         let peak: Double
@@ -53,7 +52,7 @@ extension BenchSession {
         }
         let rate = peak / 2
         progress("bench: latency at half the peak, \(Int(rate)) commands/s from 8 clients")
-        cpuBefore = ProcessCPU.of(service.workerPid)
+        cpuBefore = CommandProcessorTime(workerPid: service.workerPid, queryPid: service.queryPid)
         let paced = try load(
             LoadPlan(
                 endpoint: service.endpoints.commands, clients: 8, threads: options.loadThreads,
@@ -63,17 +62,19 @@ extension BenchSession {
         addLatencyFigures(
             "half the peak (\(NumberFormat.grouped(paced.perSecond))/s, 8 clients)", half, roundTrip: roundTrip,
             target: target,
-            details: [
-                "offeredPerSecond": .double(rate), "achievedPerSecond": .double(paced.perSecond),
-                "samples": .int(half.count), "rejected": .int(paced.rejected),
-                "workerCPUMicrosecondsPerCommand": workerMicroseconds(from: cpuBefore, service, paced),
-            ])
+            details: JSONObject(
+                [
+                    ("offeredPerSecond", .double(rate)), ("achievedPerSecond", .double(paced.perSecond)),
+                    ("samples", .int(half.count)), ("rejected", .int(paced.rejected)),
+                ] + processorTimes(since: cpuBefore, service, paced)))
     }
 
-    /// The worker's processor time per answered command since `before`.
-    func workerMicroseconds(from before: ProcessCPU?, _ service: LogbookService, _ result: LoadResult) -> JSONValue {
-        guard let before, let after = ProcessCPU.of(service.workerPid), result.completed > 0 else { return .null }
-        return .double(((after.seconds - before.seconds) * 1e6 / Double(result.completed) * 10).rounded() / 10)
+    /// Each process's and the machine's processor time per answered command since `before`.
+    private func processorTimes(since before: CommandProcessorTime, _ service: LogbookService, _ result: LoadResult)
+        -> [(String, JSONValue)]
+    {
+        before.details(commands: result.completed, workerPid: service.workerPid, queryPid: service.queryPid)
+            .map { ($0.0, .double($0.1)) }
     }
 
     private mutating func addLatencyFigures(

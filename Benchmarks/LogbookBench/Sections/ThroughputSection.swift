@@ -16,6 +16,7 @@ extension BenchSession {
             let before = try status(of: service.endpoints.commands)
             progress("bench: throughput with \(clients) client\(clients == 1 ? "" : "s")")
             let cpuBefore = (worker: ProcessCPU.of(service.workerPid), bench: ProcessCPU.of(0))
+            let perCommand = CommandProcessorTime(workerPid: service.workerPid, queryPid: service.queryPid)
             let result = try load(
                 LoadPlan(
                     endpoint: service.endpoints.commands, clients: clients, threads: options.loadThreads,
@@ -26,6 +27,8 @@ extension BenchSession {
                     from: cpuBefore.worker, to: ProcessCPU.of(service.workerPid), over: result.seconds),
                 bench: ProcessCPU.percent(from: cpuBefore.bench, to: ProcessCPU.of(0), over: result.seconds)
             )
+            let processorTimes = perCommand.details(
+                commands: result.completed, workerPid: service.workerPid, queryPid: service.queryPid)
             let after = try status(of: service.endpoints.commands)
             let batch = WorkerBatches(before: before, after: after)
             facts.throughput[clients] = result.perSecond
@@ -69,11 +72,9 @@ extension BenchSession {
             // (for the clients, the disk, or a processor other programs held).
             details["workerCPUPercent"] = cpu.worker.map(JSONValue.double) ?? .null
             details["benchCPUPercent"] = cpu.bench.map(JSONValue.double) ?? .null
-            // Processor time per command: what the worker costs, whoever else shares the machine.
-            if let percent = cpu.worker, result.completed > 0 {
-                let micros = percent / 100 * result.seconds * 1e6 / Double(result.completed)
-                details["workerCPUMicrosecondsPerCommand"] = .double((micros * 10).rounded() / 10)
-            }
+            // Processor time per command: what each process costs, whoever else shares the
+            // machine, and the whole machine's (the most it could answer, were it all this work).
+            for (key, value) in processorTimes { details[key] = .double(value) }
             details["requestBytes"] = .int(result.meanRequestBytes)
             details["replyBytes"] = .int(result.meanReplyBytes)
             figures.append(

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import LogbookBench
+
+@Suite("Bench: the machine's processor time and the processor time per command")
+struct MachineCPUTests {
+    @Test("busy is user, nice, system, irq, softirq and steal; the total adds idle and iowait")
+    func parsesTheCPULine() throws {
+        let text = """
+            cpu  100 5 40 800 20 3 2 1 0 0
+            cpu0 50 2 20 400 10 1 1 0 0 0
+            intr 12345
+            """
+        let reading = try #require(MachineCPU.parse(procStat: text))
+        #expect(reading.busyTicks == 151)
+        #expect(reading.totalTicks == 971)
+    }
+
+    @Test("a line that is not the all-processors line, or too short, is not read")
+    func refusesOtherText() {
+        #expect(MachineCPU.parse(procStat: "cpu0 1 2 3 4 5 6 7 8\n") == nil)
+        #expect(MachineCPU.parse(procStat: "cpu  1 2 3\n") == nil)
+        #expect(MachineCPU.parse(procStat: "") == nil)
+    }
+
+    @Test("the busy share between two readings")
+    func busyShare() {
+        let before = MachineCPU(busyTicks: 1_000, totalTicks: 4_000)
+        let after = MachineCPU(busyTicks: 1_150, totalTicks: 4_200)
+        #expect(MachineCPU.busyShare(from: before, to: after) == 0.75)
+        #expect(MachineCPU.busyShare(from: before, to: before) == nil)
+    }
+
+    @Test("per command: this process's time, the machine's, and the bound they give")
+    func perCommand() throws {
+        let me = getpid()
+        let clocks = CommandProcessorTime(workerPid: me, queryPid: me)
+        // Burn about 50 ms of processor time (ticks are 10 ms).
+        let start = ProcessInfo.processInfo.systemUptime
+        var spin: UInt64 = 1
+        while ProcessInfo.processInfo.systemUptime - start < 0.05 { spin = spin &* 6_364_136_223_846_793_005 &+ 1 }
+        #expect(spin != 0)
+        let figures = Dictionary(uniqueKeysWithValues: clocks.details(commands: 1_000, workerPid: me, queryPid: me))
+        let worker = try #require(figures["workerCPUMicrosecondsPerCommand"])
+        #expect(worker >= 20)  // ≥ 20 ms over 1,000 commands
+        #expect(figures["queryCPUMicrosecondsPerCommand"] == worker)
+        let machine = try #require(figures["machineCPUMicrosecondsPerCommand"])
+        #expect(machine >= 20)
+        let bound = try #require(figures["processorBoundPerSecond"])
+        let processors = Double(ProcessInfo.processInfo.activeProcessorCount)
+        #expect(abs(bound - processors * 1e6 / machine) <= bound * 0.01 + 1)
+        #expect(try #require(figures["machineBusyPercent"]) > 0)
+        #expect(clocks.details(commands: 0, workerPid: me, queryPid: me).isEmpty)
+    }
+}
