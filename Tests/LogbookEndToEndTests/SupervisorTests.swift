@@ -162,7 +162,9 @@ struct SupervisorTests {
         #expect(notify.messages.map(\.text) == [])
     }
 
-    @Test("a wedged commit stage stops WATCHDOG=1 while the log-read loop still serves; pings resume once it moves")
+    @Test(
+        "a wedged commit stage stops WATCHDOG=1 while the log-read loop and Status still answer; pings resume once it moves"
+    )
     func wedgedLoopStopsPings() async throws {
         let cluster = try ServiceCluster()
         let notify = try Self.notifySocket(cluster)
@@ -181,13 +183,20 @@ struct SupervisorTests {
             let lastPing = notify.messages.last(where: \.isWatchdog)?.receivedAt ?? 0
             return MonotonicClock.milliseconds() - lastPing >= Int64(Self.watchdogMilliseconds)
         }
-        // The process is not stopped as a whole: its log-read loop answers while the commit stage waits.
+        // The process is not stopped as a whole: its log-read loop answers while the commit stage
+        // waits, and so does Status on the commands socket (its head comes through the command
+        // loop's own connection, not the stage's, which waits for the lock).
         let headWhileWedged = try await cluster.head()
+        let statusClient = try cluster.client(timeout: .seconds(5), attempts: 1)
+        defer { statusClient.close() }
+        let statusWhileWedged = try await statusClient.status(of: .commands)
         let pingsWhileLocked = notify.messages.count(where: \.isWatchdog)
         lock.release()
         let releasedAt = MonotonicClock.milliseconds()
         #expect(silent, "WATCHDOG=1 kept coming while the commit stage was stuck: \(notify.messages.map(\.text))")
         #expect(headWhileWedged == 0)
+        #expect(statusWhileWedged["head"] == .int(0))
+        #expect(statusWhileWedged["role"] == .string("worker"))
 
         // The command went through once the lock was released, and the pings came back.
         let receipt = try await sent.value

@@ -33,7 +33,10 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     let router: ZMQSocket
     var announcer: Announcer
     let commits: CommitStage
-    let store: any EventStore
+    /// The log's head for `Status`, read through a connection of the loop's own: never the
+    /// commit stage's, which is held for a whole commit (its fsync, or a wait of seconds for
+    /// another writer's lock), so `Status` answers while a batch commits or hangs.
+    let headReads: any EventStore
     let diagnostics: Diagnostics
     let maximumBatch: Int
     let requestGuard: RequestGuard
@@ -54,7 +57,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     private let uptime: Uptime
 
     init(
-        router: consuming ZMQSocket, announcer: consuming Announcer, commits: CommitStage, store: any EventStore,
+        router: consuming ZMQSocket, announcer: consuming Announcer, commits: CommitStage, headReads: any EventStore,
         clock: any Clock, diagnostics: Diagnostics, maximumBatch: Int, security: ServerSecurity? = nil,
         reloads: WakeUpPipe? = nil, heartbeat: Heartbeat = Heartbeat(), stop: StopRequest? = nil,
         metrics: WorkerMetrics
@@ -64,7 +67,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         self.router = router
         self.announcer = announcer
         self.commits = commits
-        self.store = store
+        self.headReads = headReads
         self.diagnostics = diagnostics
         self.maximumBatch = maximumBatch
         requestGuard = RequestGuard(security: security)
@@ -294,7 +297,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     }
 
     private func status(id: String) -> JSONValue {
-        let status = metrics.read().status(head: try? store.headPosition(), uptimeSeconds: uptime.seconds)
+        let status = metrics.read().status(head: try? headReads.headPosition(), uptimeSeconds: uptime.seconds)
         return WireEncoding.success(id: id, ["result": status.json])
     }
 

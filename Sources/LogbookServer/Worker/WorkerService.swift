@@ -163,7 +163,9 @@ public final class WorkerService: Sendable {
         do {
             let store = try openStore()
             let handler = CommandHandler(store: TimedEventStore(store: store, metrics: metrics), clock: clock, ids: ids)
-            let head = try store.headPosition()
+            // Status reads the head through a connection of its own, not the stage's.
+            let headReads = try openStore()
+            let head = try headReads.headPosition()
             metrics.update { $0.head = head }
             let reloads = try security?.watchReloads()
             let announcer = try makeAnnouncer(head)
@@ -171,7 +173,7 @@ public final class WorkerService: Sendable {
                 context, at: endpoints.commands, replies: .commands, security: security)
             let commits = try CommitStage(handler: handler, heartbeat: supervision.heartbeat(for: "commits"))
             loop = CommandLoop(
-                router: router, announcer: announcer, commits: commits, store: store, clock: clock,
+                router: router, announcer: announcer, commits: commits, headReads: headReads, clock: clock,
                 diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads,
                 heartbeat: supervision.heartbeat(for: "commands"), stop: stopRequest, metrics: metrics)
         } catch let error as ZMQError {
