@@ -7,7 +7,8 @@ import Foundation
 /// worker's commit stage).
 ///
 /// The writer's WAL hook tells it the WAL's length after each commit (`walGrew(toPages:)`).
-/// Past `thresholdPages` its thread runs a PASSIVE checkpoint on a connection of its own: it
+/// Past `thresholdPages`, and again each time the WAL grew by that much more
+/// (`SQLiteCheckpointSchedule`), its thread runs a PASSIVE checkpoint on a connection of its own: it
 /// waits for no reader or writer, copies what no reader still needs and syncs the database
 /// file (`synchronous=FULL`); a later commit starts the WAL again from its beginning once
 /// every page is copied. Nothing depends on it for durability: the WAL holds every commit.
@@ -27,6 +28,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var ended = false
     private var failures = 0
     private var checkpoints = 0
+    private var schedule = SQLiteCheckpointSchedule(thresholdPages: SQLiteCheckpointer.thresholdPages)
 
     init(path: String) {
         self.path = path
@@ -39,6 +41,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard !stopping else { return pages >= Self.backstopPages }
+        guard schedule.shouldRequest(walPages: pages) else { return pages >= Self.backstopPages }
         requested = true
         if !running {
             running = true
