@@ -83,7 +83,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             condition.unlock()
         }
         while waitForRequest() {
-            let result = isWAL ? connection?.checkpointPassively() ?? SQLITE_CANTOPEN : SQLITE_CANTOPEN
+            let result = isWAL ? connection.map(catchUp) ?? SQLITE_CANTOPEN : SQLITE_CANTOPEN
             let failed = result != SQLITE_OK && result & 0xFF != SQLITE_BUSY && result & 0xFF != SQLITE_LOCKED
             condition.lock()
             if result == SQLITE_OK { checkpoints += 1 }
@@ -91,6 +91,23 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             condition.unlock()
         }
     }
+
+    /// Checkpoints until every frame of the WAL is in the file, `passes` times at most: the
+    /// first pass copies the pages of a thousand or more, and commits go on meanwhile; the
+    /// next ones copy what those added, fewer each time. A WAL left with nothing to copy is
+    /// started over by the next write, so it stays short; one that never is grows to the
+    /// backstop. SQLite's result code of the last pass.
+    private func catchUp(_ connection: SQLiteConnection) -> Int32 {
+        var result = SQLITE_OK
+        for _ in 0..<Self.passes {
+            let pass = connection.checkpointPassively()
+            result = pass.result
+            if pass.copiedAll || result != SQLITE_OK { break }
+        }
+        return result
+    }
+
+    static let passes = 4
 
     /// Waits for a request; false once stopping.
     private func waitForRequest() -> Bool {
