@@ -1,27 +1,58 @@
-/// When the background checkpointer is asked to run: once the WAL holds `thresholdPages`,
-/// and then each time it has grown by `thresholdPages` more since the last request, or
-/// started again from its beginning (a WAL shorter than at the last request).
+/// When WAL pages are copied back into the database file, and by whom. The background
+/// checkpointer is asked once the WAL holds `thresholdPages`, then each time it has grown by
+/// that much more; it copies the bulk. Once its last pass left at most `finishingFrames`
+/// frames uncopied, the writer copies those itself right after its commit (a PASSIVE
+/// checkpoint of a few pages in the committing call), so the WAL is wholly copied when the
+/// next write begins, and that write starts it over from its beginning: the WAL stays near
+/// `thresholdPages` long.
 ///
-/// Asking after every commit once the WAL is long, as SQLite's own automatic checkpoint does,
-/// costs a checkpoint (and an fsync of the database file) per commit when the commits are
-/// small: a checkpoint that runs on its own thread while commits go on rarely finds the WAL
-/// with nothing left to copy at the moment a write begins, so the WAL does not start again
-/// and stays past the threshold. Measured with one client, one command at a time: 322
-/// checkpoint fsyncs for 773 commits in 3 s (`strace -c` on each thread).
+/// Why not ask after every commit past the threshold, as SQLite's own automatic checkpoint
+/// does: with small commits that costs a checkpoint, and an fsync of the database file, every
+/// commit or two (1,151 for 1,500 one-event commits, `SQLiteCheckpointScheduleTests`). Why
+/// the writer finishes: a checkpoint on another thread while commits go on seldom leaves
+/// nothing to copy at the moment a write begins, so the WAL would grow to the backstop.
 struct SQLiteCheckpointSchedule {
-    let thresholdPages: Int32
-    /// The WAL's length when a checkpoint was last asked for; 0 before the first.
-    private(set) var requestedAt: Int32 = 0
-
-    init(thresholdPages: Int32) {
-        self.thresholdPages = thresholdPages
+    /// What the writer does after a commit.
+    enum Step: Equatable {
+        case nothing
+        /// Ask the background checkpointer for a pass.
+        case askInBackground
+        /// Copy the few frames left in this call, so that the next write starts the WAL over.
+        case finishHere
     }
 
-    /// After a commit left the WAL at `pages` pages: whether to ask for a checkpoint now.
-    mutating func shouldRequest(walPages pages: Int32) -> Bool {
-        if pages < requestedAt { requestedAt = 0 }
-        guard pages >= thresholdPages, pages - requestedAt >= thresholdPages else { return false }
-        requestedAt = pages
-        return true
+    let thresholdPages: Int32
+    let finishingFrames: Int32
+    /// The WAL's length when a pass was last asked for; 0 since the WAL started over.
+    private(set) var askedAt: Int32 = 0
+    /// The frames the background's last pass left copied; 0 when it has not reported since
+    /// the WAL started over, or the writer took the rest.
+    private(set) var copiedInBackground: Int32 = 0
+
+    init(thresholdPages: Int32, finishingFrames: Int32) {
+        self.thresholdPages = thresholdPages
+        self.finishingFrames = finishingFrames
+    }
+
+    /// After a commit left the WAL at `pages` pages (frames).
+    mutating func step(walPages pages: Int32) -> Step {
+        if pages < askedAt || pages < copiedInBackground {
+            // The WAL started over.
+            askedAt = 0
+            copiedInBackground = 0
+        }
+        guard pages >= thresholdPages else { return .nothing }
+        if copiedInBackground > 0, pages - copiedInBackground <= finishingFrames {
+            copiedInBackground = 0
+            return .finishHere
+        }
+        guard pages - askedAt >= thresholdPages else { return .nothing }
+        askedAt = pages
+        return .askInBackground
+    }
+
+    /// After a background pass: the first `frames` frames of the WAL are in the file.
+    mutating func copiedInBackground(through frames: Int32) {
+        copiedInBackground = frames
     }
 }

@@ -7,17 +7,20 @@ import Foundation
 /// worker's commit stage).
 ///
 /// The writer's WAL hook tells it the WAL's length after each commit (`walGrew(toPages:)`).
-/// Past `thresholdPages`, and again each time the WAL grew by that much more
-/// (`SQLiteCheckpointSchedule`), its thread runs a PASSIVE checkpoint on a connection of its own: it
-/// waits for no reader or writer, copies what no reader still needs and syncs the database
-/// file (`synchronous=FULL`); a later commit starts the WAL again from its beginning once
-/// every page is copied. Nothing depends on it for durability: the WAL holds every commit.
+/// Past `thresholdPages`, and again each time the WAL grew by that much more, its thread runs
+/// PASSIVE checkpoints on a connection of its own: they wait for no reader or writer, copy
+/// what no reader still needs and sync the database file (`synchronous=FULL`). Once they
+/// left only a few frames uncopied, the writer copies those in its next commit, and the write
+/// after starts the WAL over (`SQLiteCheckpointSchedule`). Nothing depends on it for
+/// durability: the WAL holds every commit.
 /// Its memory and time are bounded all the same: should it fall behind (or fail), the
 /// writer checkpoints in its own commit once the WAL reaches `backstopPages`, as SQLite
 /// would. The thread starts with the first checkpoint and ends with `stop()`.
 final class SQLiteCheckpointer: @unchecked Sendable {
     static let thresholdPages: Int32 = 1_000
     static let backstopPages: Int32 = 16_000
+    /// At most this many frames left uncopied by the background, and the writer copies them.
+    static let finishingFrames: Int32 = 256
 
     private let path: String
     // Everything below `condition` is read and written only with `condition` locked.
@@ -28,20 +31,22 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var ended = false
     private var failures = 0
     private var checkpoints = 0
-    private var schedule = SQLiteCheckpointSchedule(thresholdPages: SQLiteCheckpointer.thresholdPages)
+    private var schedule = SQLiteCheckpointSchedule(
+        thresholdPages: SQLiteCheckpointer.thresholdPages, finishingFrames: SQLiteCheckpointer.finishingFrames)
 
     init(path: String) {
         self.path = path
     }
 
     /// After a commit, on the writer's thread: the WAL now holds `pages` pages. Returns
-    /// whether the writer must checkpoint itself now (the backstop).
+    /// whether the writer must checkpoint itself now: the few frames the background left
+    /// (see `SQLiteCheckpointSchedule`), or the backstop.
     func walGrew(toPages pages: Int32) -> Bool {
-        guard pages >= Self.thresholdPages else { return false }
         condition.lock()
         defer { condition.unlock() }
-        guard !stopping else { return pages >= Self.backstopPages }
-        guard schedule.shouldRequest(walPages: pages) else { return pages >= Self.backstopPages }
+        let step = schedule.step(walPages: pages)
+        let checkpointHere = step == .finishHere || pages >= Self.backstopPages
+        guard !stopping, step == .askInBackground else { return checkpointHere }
         requested = true
         if !running {
             running = true
@@ -50,7 +55,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             thread.start()
         }
         condition.broadcast()
-        return pages >= Self.backstopPages
+        return checkpointHere
     }
 
     /// Checkpoints that ran, and those that failed for another reason than a busy file (the
@@ -94,15 +99,18 @@ final class SQLiteCheckpointer: @unchecked Sendable {
 
     /// Checkpoints until every frame of the WAL is in the file, `passes` times at most: the
     /// first pass copies the pages of a thousand or more, and commits go on meanwhile; the
-    /// next ones copy what those added, fewer each time. A WAL left with nothing to copy is
-    /// started over by the next write, so it stays short; one that never is grows to the
-    /// backstop. SQLite's result code of the last pass.
+    /// next ones copy what those added, fewer each time. Each pass tells the schedule how far
+    /// it got, so the writer can copy the rest. SQLite's result code of the last pass.
     private func catchUp(_ connection: SQLiteConnection) -> Int32 {
         var result = SQLITE_OK
         for _ in 0..<Self.passes {
             let pass = connection.checkpointPassively()
             result = pass.result
-            if pass.copiedAll || result != SQLITE_OK { break }
+            guard result == SQLITE_OK else { break }
+            condition.lock()
+            schedule.copiedInBackground(through: pass.copiedFrames)
+            condition.unlock()
+            if pass.copiedFrames == pass.walFrames { break }
         }
         return result
     }

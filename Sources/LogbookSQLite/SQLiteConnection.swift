@@ -94,13 +94,13 @@ final class SQLiteConnection {
     }
 
     /// A PASSIVE checkpoint of the database: copies what no reader needs from the WAL back
-    /// into the file, waiting for nobody. SQLite's result code, and whether every frame in
-    /// the WAL is now in the file (the next write then starts the WAL over).
-    func checkpointPassively() -> (result: Int32, copiedAll: Bool) {
+    /// into the file, waiting for nobody. SQLite's result code, the WAL's frames and how many
+    /// of them are now in the file (when all are, the next write starts the WAL over).
+    func checkpointPassively() -> (result: Int32, walFrames: Int32, copiedFrames: Int32) {
         var frames: Int32 = -1
         var copied: Int32 = -1
         let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
-        return (result, result == SQLITE_OK && frames == copied)
+        return (result, frames, copied)
     }
 
     /// From now on this connection's commits tell `checkpointer` the WAL's length instead of

@@ -7,15 +7,37 @@ import Testing
 
 /// The background checkpointer is asked to run once the WAL holds 1,000 pages and then once
 /// per 1,000 pages more, not after every commit: with small commits that cost a checkpoint,
-/// and an fsync of the database file, every few commits.
+/// and an fsync of the database file, every few commits. The writer copies the few frames its
+/// passes leave, so the WAL starts over near 1,000 pages.
 @Suite("SQLite event store: when the background checkpoint runs")
 struct SQLiteCheckpointScheduleTests {
-    @Test("asked at the threshold, then once per threshold of growth, and again after the WAL starts over")
+    @Test("asked at the threshold and once per threshold of growth; the writer finishes a nearly copied WAL")
     func schedule() {
-        var schedule = SQLiteCheckpointSchedule(thresholdPages: 1_000)
-        let asked = [10, 999, 1_000, 1_005, 1_700, 1_999, 2_000, 2_001, 3_500, 12, 900, 1_000, 1_400, 2_400]
-            .filter { schedule.shouldRequest(walPages: Int32($0)) }
-        #expect(asked == [1_000, 2_000, 3_500, 1_000, 2_400])
+        var schedule = SQLiteCheckpointSchedule(thresholdPages: 1_000, finishingFrames: 100)
+        var steps: [(Int32, SQLiteCheckpointSchedule.Step)] = []
+        func commit(_ pages: Int32) { steps.append((pages, schedule.step(walPages: pages))) }
+        commit(10)
+        commit(999)
+        commit(1_000)  // asked
+        commit(1_005)
+        commit(1_700)
+        schedule.copiedInBackground(through: 1_500)  // 200 frames left: too many for the writer
+        commit(1_720)
+        commit(2_000)  // asked again
+        schedule.copiedInBackground(through: 1_950)  // 100 frames left
+        commit(2_050)  // the writer copies them
+        commit(2_060)  // nothing more until the WAL starts over or grows
+        commit(12)  // started over
+        commit(900)
+        commit(1_000)  // asked
+        commit(1_400)
+        schedule.copiedInBackground(through: 1_390)
+        commit(1_420)  // finished here
+        #expect(
+            steps.filter { $0.1 != .nothing }.map { "\($0.0) \($0.1)" } == [
+                "1000 askInBackground", "2000 askInBackground", "2050 finishHere", "1000 askInBackground",
+                "1420 finishHere",
+            ])
     }
 
     @Test("many small commits run a checkpoint per 1,000 WAL pages or so, not one every few commits")
@@ -40,6 +62,10 @@ struct SQLiteCheckpointScheduleTests {
         #expect(counts.checkpoints >= 1, "no background checkpoint ran")
         #expect(counts.failures == 0)
         #expect(counts.checkpoints <= commits / 50, "\(counts.checkpoints) checkpoints for \(commits) commits")
+        // The writer copies what the background left, so the WAL starts over instead of
+        // growing towards the 16,000-page backstop (some 8,000 pages were written).
+        let walBytes = (try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(walBytes < 4_000 * 4_096, "the WAL grew to \(walBytes) bytes")
         #expect(try store.headPosition() == Int64(commits))
     }
 }
