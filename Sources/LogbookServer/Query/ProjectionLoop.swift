@@ -3,7 +3,8 @@ import LogbookZMQ
 
 /// The query process's projection thread: follows the feed gap-free (`FeedFollower`) and
 /// applies each batch to the current generation's store together with its checkpoint;
-/// publishes how far it got and wakes the query thread. When the feed is quiet for a
+/// publishes how far it got and wakes the query thread when queries wait for it
+/// (`QueryProcessState.publishProgress`). When the feed is quiet for a
 /// second the follower reads the log once, so a lost last message is found within a second. It also
 /// switches to a generation a rebuild finished, after catching that one up past its own
 /// position, so answers never go back in time.
@@ -109,7 +110,7 @@ struct ProjectionLoop: ~Copyable {
         let holes = follower.holesDetected
         let current = generation
         let now = MonotonicClock.milliseconds()
-        state.update { snapshot in
+        state.publishProgress(always: rebuildEnded) { snapshot in
             snapshot.applied = cursor
             snapshot.head = max(snapshot.head, head, cursor)
             if cursor >= snapshot.head { snapshot.caughtUpAt = now }
@@ -117,6 +118,5 @@ struct ProjectionLoop: ~Copyable {
             snapshot.holesDetected = holes
             if rebuildEnded { snapshot.rebuild = .idle }
         }
-        state.queryWake.wake()
     }
 }

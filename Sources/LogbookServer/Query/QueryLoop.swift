@@ -79,8 +79,11 @@ struct QueryLoop: ~Copyable {
                     taken += 1
                     try serve(RoutedRequest(message), snapshot)
                 }
+                // Say how many wait before looking at the position again: the projection
+                // thread wakes this one only while some do (`publishProgress`).
+                let current = state.queriesParked(parked.count)
                 let actions = parked.due(
-                    applied: snapshot.applied, readable: reader.isOn(snapshot.generation),
+                    applied: current.applied, readable: reader.isOn(current.generation),
                     now: MonotonicClock.milliseconds())
                 for action in actions {
                     // Each reply concerns one client: a socket error on one must not lose
@@ -91,6 +94,7 @@ struct QueryLoop: ~Copyable {
                         diagnostics.error("query loop: socket error", ["error": error.description])
                     }
                 }
+                _ = state.queriesParked(parked.count)
                 metrics.update { $0.parked = parked.count }
             } catch {
                 if error.isTerminated { return }

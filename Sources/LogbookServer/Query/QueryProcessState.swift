@@ -19,6 +19,8 @@ final class QueryProcessState: Sendable {
         var rebuild = RebuildProgress.idle
         /// When (monotonic milliseconds) the read models last reached the head they knew.
         var caughtUpAt = MonotonicClock.milliseconds()
+        /// How many queries the query thread holds parked, as it last said.
+        var queriesParked = 0
 
         /// Seconds since the read models last reached the head they knew; 0 when they are there.
         func lagSeconds(now: Int64) -> Double {
@@ -61,6 +63,29 @@ final class QueryProcessState: Sendable {
 
     func update<T>(_ body: (inout Snapshot) -> T) -> T {
         snapshot.withLock { body(&$0) }
+    }
+
+    /// Publishes the projection's progress (`body` changes the snapshot) and wakes the query
+    /// thread when it has something to do with it: queries parked, another generation, or
+    /// `always`. With none parked the wake-up (a pipe write and a turn of the query thread,
+    /// after every applied batch) is skipped. No query is left waiting by it: the query
+    /// thread says how many it parked (`queriesParked(_:)`) before it looks at `applied`
+    /// again, under the same lock, so either it sees the new position or this sees its count.
+    func publishProgress(always: Bool = false, _ body: (inout Snapshot) -> Void) {
+        let wake = update { snapshot in
+            let generation = snapshot.generation
+            body(&snapshot)
+            return always || snapshot.queriesParked > 0 || snapshot.generation != generation
+        }
+        if wake { queryWake.wake() }
+    }
+
+    /// The query thread's count of parked queries; returns the snapshot as it is now.
+    func queriesParked(_ count: Int) -> Snapshot {
+        update { snapshot in
+            snapshot.queriesParked = count
+            return snapshot
+        }
     }
 
     /// Asks the projection thread to read the log up to its head now.
