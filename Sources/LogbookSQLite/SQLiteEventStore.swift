@@ -283,7 +283,8 @@ public final class SQLiteEventStore: EventStore {
     public func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]] {
         guard !streams.isEmpty else { return [:] }
         return try withConnection { [evolution] db in
-            try db.execute("BEGIN")
+            // Prepared once: the commit stage reads a batch's streams this way every batch.
+            try db.statement("BEGIN").run([])
             do {
                 var found: [String: [RecordedEvent]] = [:]
                 for stream in streams {
@@ -291,7 +292,7 @@ public final class SQLiteEventStore: EventStore {
                         statement throws(SQLiteError) in try statement.bind(1, stream)
                     }
                 }
-                try db.execute("COMMIT")
+                try db.statement("COMMIT").run([])
                 return found
             } catch {
                 try? db.execute("ROLLBACK")
