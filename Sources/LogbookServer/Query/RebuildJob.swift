@@ -27,10 +27,12 @@ struct RebuildJob: ~Copyable {
             try store.beginBulkLoad()
             var cursor: Int64 = 0
             while let page = try reader.next() {
-                let through = max(cursor, page.next - 1, page.events.last?.position ?? 0)
+                let positions = page.positions
+                let through = max(cursor, page.next - 1, positions?.last ?? 0)
                 // Pages follow one another, so nothing is normally at or below the cursor.
-                let fresh = (page.events.first?.position ?? .max) > cursor
-                try store.apply(fresh ? page.events : page.events.filter { $0.position > cursor }, through: through)
+                let fresh = (positions?.first ?? .max) > cursor
+                try (fresh ? page : page.dropping(through: cursor)).apply(to: store, through: through)
+                reader.recycle(page)
                 cursor = through
                 state.update {
                     $0.rebuild = .running(
