@@ -73,8 +73,9 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
     /// `drain()` handing each change to `write` in turn, without an array of them all. The
     /// buffer is empty afterwards, also when `write` throws.
     public mutating func drain<Failure: Error>(_ write: (ReadModelChange) throws(Failure) -> Void) throws(Failure) {
+        // The tables keep their room: the next batch of rows fills them without growing again.
         let buffer = self
-        self = ReadModelChangeBuffer()
+        defer { removeAll() }
         for change in buffer.inOrder { try write(change) }
         for (id, net) in buffer.users where net.removesFirst { try write(.removeUser(id)) }
         for (id, net) in buffer.posts where net.removesFirst { try write(.removePost(id)) }
@@ -113,6 +114,14 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
         for (id, net) in buffer.products {
             if let changes = net.update { try write(.updateProduct(id, changes)) }
         }
+    }
+
+    private mutating func removeAll() {
+        users.removeAll(keepingCapacity: true)
+        posts.removeAll(keepingCapacity: true)
+        products.removeAll(keepingCapacity: true)
+        orders.removeAll(keepingCapacity: true)
+        inOrder.removeAll()
     }
 
     /// Where an inserted row is kept, for writing the inserts in position order.
