@@ -31,8 +31,8 @@ public final class SQLiteReadModelStore: ReadModelStore {
     /// - Parameters:
     ///   - busyTimeoutMilliseconds: how long to wait for another connection's lock.
     ///   - bulkFlushRows: how many rows a bulk load holds in memory before it writes them
-    ///     (~300 bytes a row on the bench's log, strings included: the query process's peak
-    ///     stays under 100 MB during a rebuild of it).
+    ///     (with the bench's 1,000,000-event log, 60,000 keeps the query process's peak
+    ///     under 100 MB during a rebuild: BENCHMARKS.md).
     public init(path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 60_000)
         throws(ReadModelStoreError)
     {
@@ -115,18 +115,22 @@ public final class SQLiteReadModelStore: ReadModelStore {
 
     public func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError) {
         try apply(
-            positions: events.lazy.map(\.position), chunks: Self.chunks(of: events.count) { events[$0] }, through: position)
+            positions: events.lazy.map(\.position), chunks: Self.chunks(of: events.count) { events[$0] },
+            through: position)
     }
 
     public func apply(_ page: EncodedLogPage, through position: Int64) throws(ReadModelStoreError) {
         try apply(
-            positions: page.events.lazy.map(\.position), chunks: Self.chunks(of: page.events.count) { EncodedEvents(range: $0, page: page) },
+            positions: page.events.lazy.map(\.position),
+            chunks: Self.chunks(of: page.events.count) { EncodedEvents(range: $0, page: page) },
             through: position)
     }
 
     /// Checks a batch's positions, then folds the changes of its chunks (decoded on
     /// Dispatch's pool) into the bulk load, or applies them now in one transaction.
-    private func apply(positions: some Sequence<Int64>, chunks: @autoclosure () -> [DecodingChunk], through position: Int64)
+    private func apply(
+        positions: some Sequence<Int64>, chunks: @autoclosure () -> [DecodingChunk], through position: Int64
+    )
         throws(ReadModelStoreError)
     {
         try bulkLoad.withLock { (state: inout BulkLoad?) throws(ReadModelStoreError) in

@@ -278,7 +278,8 @@ extension CanonicalCursor {
     fileprivate mutating func end() -> Bool { take("}") && index == bytes.count }
 
     /// True when `stream` is exactly `prefix` followed by `id`.
-    fileprivate static func stream(_ stream: UnsafeBufferPointer<UInt8>, is prefix: StaticString, _ id: String) -> Bool {
+    fileprivate static func stream(_ stream: UnsafeBufferPointer<UInt8>, is prefix: StaticString, _ id: String) -> Bool
+    {
         let count = prefix.utf8CodeUnitCount
         guard stream.count == count + id.utf8.count else { return false }
         let prefixMatches = prefix.withUTF8Buffer { expected in stream.prefix(count).elementsEqual(expected) }

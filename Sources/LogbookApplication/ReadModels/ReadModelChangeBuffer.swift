@@ -99,9 +99,13 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
         for (position, row) in inserts {
             switch row {
             case .user(let index):
-                if let view = buffer.users.values[index].insert?.view { try write(.insertUser(view, position: position)) }
+                if let view = buffer.users.values[index].insert?.view {
+                    try write(.insertUser(view, position: position))
+                }
             case .post(let index):
-                if let view = buffer.posts.values[index].insert?.view { try write(.insertPost(view, position: position)) }
+                if let view = buffer.posts.values[index].insert?.view {
+                    try write(.insertPost(view, position: position))
+                }
             case .product(let index):
                 if let view = buffer.products.values[index].insert?.view {
                     try write(.insertProduct(view, position: position))

@@ -41,7 +41,8 @@ extension CanonicalCursor {
         else { return nil }
         return EncodedLogPage.Event(
             position: Int64(position), version: version, recordedAt: recordedAt,
-            stream: (stream.lowerBound + 1)..<(stream.upperBound - 1), type: (type.lowerBound + 1)..<(type.upperBound - 1),
+            stream: (stream.lowerBound + 1)..<(stream.upperBound - 1),
+            type: (type.lowerBound + 1)..<(type.upperBound - 1),
             data: data, eventId: eventId.lowerBound, commandId: commandId.lowerBound,
             correlationId: correlationId.lowerBound, causationId: causationId.lowerBound)
     }
