@@ -76,13 +76,17 @@ public struct LogReadChannel: ~Copyable {
         var spare = Optional(spare)
         return try read(
             from: from, limit: limit, topics: topics,
-            receive: { socket throws(ZMQError) in try socket.receive(wait: false, reusing: spare.take() ?? []) }
-        ) { (frames, id) throws(FeedFollowError) in
-            if let body = frames.last, let (replyId, page) = EncodedLogPageReader.page(body) {
-                return replyId == id ? .encoded(page) : nil
-            }
-            return try Self.page(frames, id: id).map { .decoded($0) }
+            receive: { socket throws(ZMQError) in try socket.receive(wait: false, reusing: spare.take() ?? []) },
+            Self.encodedPage)
+    }
+
+    /// The page in a reply to request `id`, kept as its bytes when it is in the worker's exact
+    /// form; nil for a reply to another request.
+    private static func encodedPage(_ frames: [[UInt8]], id: String) throws(FeedFollowError) -> FetchedLogPage? {
+        if let body = frames.last, let (replyId, page) = EncodedLogPageReader.page(body) {
+            return replyId == id ? .encoded(page) : nil
         }
+        return try page(frames, id: id).map { .decoded($0) }
     }
 
     /// Sends the request (unless it was sent ahead) and waits for its reply, which `page` reads.
