@@ -115,31 +115,33 @@ public final class SQLiteReadModelStore: ReadModelStore {
 
     public func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError) {
         try apply(
-            positions: events.lazy.map(\.position), chunks: Self.chunks(of: events.count) { events[$0] },
-            through: position)
+            check: { checkpoint throws(ReadModelStoreError) in
+                try Projector.check(events, through: position, checkpoint: checkpoint)
+            }, chunks: Self.chunks(of: events.count) { events[$0] }, through: position)
     }
 
     public func apply(_ page: EncodedLogPage, through position: Int64) throws(ReadModelStoreError) {
         try apply(
-            positions: page.events.lazy.map(\.position),
-            chunks: Self.chunks(of: page.events.count) { EncodedEvents(range: $0, page: page) },
-            through: position)
+            check: { checkpoint throws(ReadModelStoreError) in
+                try Projector.check(page, through: position, checkpoint: checkpoint)
+            }, chunks: Self.chunks(of: page.events.count) { EncodedEvents(range: $0, page: page) }, through: position)
     }
 
-    /// Checks a batch's positions, then folds the changes of its chunks (decoded on
+    /// Checks a batch against the checkpoint (`check`), then folds the changes of its chunks (decoded on
     /// Dispatch's pool) into the bulk load, or applies them now in one transaction.
     private func apply(
-        positions: some Sequence<Int64>, chunks: @autoclosure () -> [DecodingChunk], through position: Int64
+        check: (_ checkpoint: Int64) throws(ReadModelStoreError) -> Void, chunks: @autoclosure () -> [DecodingChunk],
+        through position: Int64
     )
         throws(ReadModelStoreError)
     {
         try bulkLoad.withLock { (state: inout BulkLoad?) throws(ReadModelStoreError) in
-            guard var load = state else { return try applyNow(positions: positions, chunks: chunks, through: position) }
+            guard var load = state else { return try applyNow(check: check, chunks: chunks, through: position) }
             // Taken out while it changes, so the buffer is not copied.
             state = nil
             defer { state = load }
             if let failure = load.failure { throw failure }
-            try Projector.check(positions: positions, through: position, checkpoint: load.applied)
+            try check(load.applied)
             // Everything is decoded before anything is buffered: a batch is taken whole or not at all.
             let decoded = try chunks().map { chunk throws(ReadModelStoreError) in try chunk.changes() }
             for chunk in decoded { try Projector.apply(chunk, to: &load.buffer) }
@@ -149,13 +151,14 @@ public final class SQLiteReadModelStore: ReadModelStore {
     }
 
     /// Applies a batch in one transaction with its checkpoint.
-    private func applyNow(positions: some Sequence<Int64>, chunks: () -> [DecodingChunk], through position: Int64)
-        throws(ReadModelStoreError)
-    {
+    private func applyNow(
+        check: (_ checkpoint: Int64) throws(ReadModelStoreError) -> Void, chunks: () -> [DecodingChunk],
+        through position: Int64
+    ) throws(ReadModelStoreError) {
         try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
             try tables.transaction("BEGIN IMMEDIATE") { () throws(ReadModelStoreError) in
                 let checkpoint = try tables.checkpoint()
-                try Projector.check(positions: positions, through: position, checkpoint: checkpoint)
+                try check(checkpoint)
                 // A chunk that cannot be decoded throws here, and the transaction rolls back.
                 // The changes of the whole batch are folded first (`ReadModelChangeBuffer`):
                 // a busy row is written once per batch, not once per event.

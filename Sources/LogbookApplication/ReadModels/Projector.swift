@@ -42,8 +42,13 @@ public enum Projector {
         try check(positions: events.lazy.map(\.position), through: through, checkpoint: checkpoint)
     }
 
+    /// `check` of a page's events.
+    public static func check(_ page: EncodedLogPage, through: Int64, checkpoint: Int64) throws(ReadModelStoreError) {
+        try check(positions: page.events.lazy.map(\.position), through: through, checkpoint: checkpoint)
+    }
+
     /// `check` of the positions of a batch, in order.
-    public static func check(positions: some Sequence<Int64>, through: Int64, checkpoint: Int64)
+    private static func check(positions: some Sequence<Int64>, through: Int64, checkpoint: Int64)
         throws(ReadModelStoreError)
     {
         guard through >= checkpoint else { throw .checkpointWouldMoveBack(through: through, checkpoint: checkpoint) }

@@ -50,7 +50,7 @@ public protocol ReadModelStore: AnyObject, Sendable {
 extension ReadModelStore {
     /// Stores without a way of their own decode every event first.
     public func apply(_ page: EncodedLogPage, through position: Int64) throws(ReadModelStoreError) {
-        try Projector.check(positions: page.events.lazy.map(\.position), through: position, checkpoint: checkpoint())
+        try Projector.check(page, through: position, checkpoint: checkpoint())
         guard let events = page.recordedEvents() else {
             let position = page.events.first { page.recordedEvent($0) == nil }?.position ?? 0
             throw .unreadableEvent(position: position, reason: "its envelope's strings are not readable")
