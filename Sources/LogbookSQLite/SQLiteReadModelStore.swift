@@ -31,9 +31,9 @@ public final class SQLiteReadModelStore: ReadModelStore {
     /// - Parameters:
     ///   - busyTimeoutMilliseconds: how long to wait for another connection's lock.
     ///   - bulkFlushRows: how many rows a bulk load holds in memory before it writes them
-    ///     (with the bench's 1,000,000-event log, 60,000 keeps the query process's peak
+    ///     (with the bench's 1,000,000-event log, 50,000 keeps the query process's peak
     ///     under 100 MB during a rebuild: BENCHMARKS.md).
-    public init(path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 60_000)
+    public init(path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 50_000)
         throws(ReadModelStoreError)
     {
         self.path = path

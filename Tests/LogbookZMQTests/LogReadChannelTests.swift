@@ -32,6 +32,19 @@ struct LogReadChannelTests {
         }
     }
 
+    /// Runs `body` with a channel to a stand-in worker that answers with `replies`, then
+    /// expects the worker to have answered them all.
+    static func withChannel(
+        replies: [@Sendable (String) -> [UInt8]], _ body: (inout LogReadChannel) throws -> Void
+    ) throws {
+        let context = try ZMQContext()
+        let endpoint = temporaryIPCEndpoint()
+        let worker = serve(endpoint, context, replies: replies)
+        var channel = try LogReadChannel(context, endpoint: endpoint, timeoutMilliseconds: 5_000)
+        try body(&channel)
+        #expect(ended(worker))
+    }
+
     static let events = [
         RecordedEvent(
             position: 1, eventId: "e1", stream: "user-u1", version: 1, type: "UserDeleted", data: #"{"userId":"u1"}"#,
@@ -42,50 +55,37 @@ struct LogReadChannelTests {
     ]
 
     @Test func aPageInTheWorkersFormIsKeptAsItsBytes() throws {
-        let context = try ZMQContext()
-        let endpoint = temporaryIPCEndpoint()
         let page = LogPage(events: Self.events, next: 4, head: 3)
-        let worker = Self.serve(
-            endpoint, context,
-            replies: [
-                { LogReader.replyBytes(id: $0, page) },
-                {
-                    LogReader.replyBytes(id: $0, page)
-                },
-            ])
-        var channel = try LogReadChannel(context, endpoint: endpoint, timeoutMilliseconds: 5_000)
-        for spare in [[], [UInt8](repeating: 7, count: 4_096)] {
-            guard case .encoded(let encoded) = try channel.readEncoded(from: 1, limit: 10, topics: nil, reusing: spare)
-            else {
-                Issue.record("the page was not kept as its bytes")
-                continue
+        let reply: @Sendable (String) -> [UInt8] = { LogReader.replyBytes(id: $0, page) }
+        try Self.withChannel(replies: [reply, reply]) { channel in
+            for spare in [[], [UInt8](repeating: 7, count: 4_096)] {
+                guard
+                    case .encoded(let encoded) = try channel.readEncoded(
+                        from: 1, limit: 10, topics: nil, reusing: spare)
+                else {
+                    Issue.record("the page was not kept as its bytes")
+                    continue
+                }
+                #expect(encoded.recordedEvents() == Self.events)
+                #expect(encoded.next == 4 && encoded.head == 3)
             }
-            #expect(encoded.recordedEvents() == Self.events)
-            #expect(encoded.next == 4 && encoded.head == 3)
         }
-        #expect(ended(worker))
     }
 
     @Test func aPageInAnotherFormIsDecoded() throws {
-        let context = try ZMQContext()
-        let endpoint = temporaryIPCEndpoint()
         let page = LogPage(events: Self.events, next: 4, head: 3)
-        let worker = Self.serve(
-            endpoint, context,
-            replies: [
-                { id in
-                    guard case .object(var reply) = LogReader.reply(id: id, page) else { return [] }
-                    reply["extra"] = .bool(true)
-                    return JSONWriter.bytes(.object(reply))
-                }
-            ])
-        var channel = try LogReadChannel(context, endpoint: endpoint, timeoutMilliseconds: 5_000)
-        guard case .decoded(let decoded) = try channel.readEncoded(from: 1, limit: 10, topics: nil) else {
-            Issue.record("a reply in another form was taken as the worker's exact form")
-            return
+        let reply: @Sendable (String) -> [UInt8] = { id in
+            guard case .object(var reply) = LogReader.reply(id: id, page) else { return [] }
+            reply["extra"] = .bool(true)
+            return JSONWriter.bytes(.object(reply))
         }
-        #expect(decoded == page)
-        #expect(ended(worker))
+        try Self.withChannel(replies: [reply]) { channel in
+            guard case .decoded(let decoded) = try channel.readEncoded(from: 1, limit: 10, topics: nil) else {
+                Issue.record("a reply in another form was taken as the worker's exact form")
+                return
+            }
+            #expect(decoded == page)
+        }
     }
 
     @Test(arguments: [
@@ -102,17 +102,9 @@ struct LogReadChannelTests {
         ),
     ])
     func aMalformedReplyIsATypedError(template: String, expected: FeedFollowError) throws {
-        let context = try ZMQContext()
-        let endpoint = temporaryIPCEndpoint()
-        let worker = Self.serve(
-            endpoint, context,
-            replies: [
-                { id in
-                    Array(template.replacingOccurrences(of: "ID", with: id).utf8)
-                }
-            ])
-        var channel = try LogReadChannel(context, endpoint: endpoint, timeoutMilliseconds: 5_000)
-        #expect(throws: expected) { try channel.readEncoded(from: 1, limit: 10, topics: nil) }
-        #expect(ended(worker))
+        try Self.withChannel(replies: [{ id in Array(template.replacingOccurrences(of: "ID", with: id).utf8) }]) {
+            channel in
+            #expect(throws: expected) { try channel.readEncoded(from: 1, limit: 10, topics: nil) }
+        }
     }
 }
