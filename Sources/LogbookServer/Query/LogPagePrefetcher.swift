@@ -6,7 +6,8 @@ import LogbookZMQ
 /// `capacity` pages ahead of its consumer, so reading the next page overlaps applying the
 /// current one. The thread owns its `ReadLog` channel for its whole life; pages are handed
 /// over in order, each kept as the bytes it came in when it is in the worker's exact form
-/// (`LogReadChannel.readEncoded`). `next()` gives each page, then nil once a page reached the head; an error
+/// (`LogReadChannel.readEncoded`), and `recycle` hands an applied page's bytes back for the
+/// next reply. `next()` gives each page, then nil once a page reached the head; an error
 /// ends the reading and is handed over in its turn. `stop()` ends it early and waits for
 /// the thread.
 final class LogPagePrefetcher: @unchecked Sendable {
