@@ -68,8 +68,8 @@ public struct LogReadChannel: ~Copyable {
     /// Reads one page of the log and keeps it as the bytes it came in when it is in the
     /// worker's exact form (`EncodedLogPageReader`); any other reply goes through the
     /// general reader, which gives the page decoded or says what is wrong, as `read` does.
-    /// The reply is received into `spare`'s storage when it fits (the bytes of a page the
-    /// caller is done with).
+    /// The reply is received into `spare`'s storage, grown if need be (the bytes of a page
+    /// the caller is done with), instead of fresh memory.
     public mutating func readEncoded(
         from: Int64, limit: Int, topics: [FeedTopic]?, reusing spare: consuming [UInt8] = []
     ) throws(FeedFollowError) -> FetchedLogPage {
