@@ -144,7 +144,7 @@ public final class SQLiteReadModelStore: ReadModelStore {
             try check(load.applied)
             // Everything is decoded before anything is buffered: a batch is taken whole or not at all.
             let decoded = try chunks().map { chunk throws(ReadModelStoreError) in try chunk.changes() }
-            for chunk in decoded { try Projector.apply(chunk, to: &load.buffer) }
+            for chunk in decoded { load.buffer.write(contentsOf: chunk) }
             load.applied = position
             if load.buffer.count >= bulkFlushRows { try flush(&load) }
         }
@@ -163,7 +163,7 @@ public final class SQLiteReadModelStore: ReadModelStore {
                 // The changes of the whole batch are folded first (`ReadModelChangeBuffer`):
                 // a busy row is written once per batch, not once per event.
                 var changes = ReadModelChangeBuffer()
-                for chunk in chunks() { try Projector.apply(try chunk.changes(), to: &changes) }
+                for chunk in chunks() { changes.write(contentsOf: try chunk.changes()) }
                 try changes.drain { change throws(ReadModelStoreError) in try tables.write(change) }
                 if position != checkpoint { try tables.setCheckpoint(position) }
             }

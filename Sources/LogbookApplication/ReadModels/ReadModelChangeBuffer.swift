@@ -25,6 +25,11 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
     /// How many rows (and changes kept in order) the buffer holds.
     public var count: Int { users.count + posts.count + products.count + orders.count + inOrder.count }
 
+    /// Writes `changes` in order (what `Projector.apply` does, without a generic writer).
+    public mutating func write(contentsOf changes: [ReadModelChange]) {
+        for change in changes { write(change) }
+    }
+
     public mutating func write(_ change: ReadModelChange) {
         switch change {
         case .insertUser(let view, let position):
@@ -54,11 +59,8 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
         _ table: inout [Id: NetChange<View, Changes>], _ inOrder: inout [ReadModelChange], _ id: Id,
         _ step: NetChange<View, Changes>.Step, spill: (Changes) -> ReadModelChange
     ) {
-        if case .insert = step, let pending = table[id]?.updateOfUnknownRow {
-            inOrder.append(spill(pending))
-            table[id] = nil
-        }
-        table[id, default: NetChange()].fold(step)
+        // One lookup: the net change is folded in place, and hands back what it cannot hold.
+        if let pending = table[id, default: NetChange()].foldSpilling(step) { inOrder.append(spill(pending)) }
     }
 
     /// Every change to carry out, in an order with the same effect as the changes written,
@@ -152,6 +154,18 @@ private struct NetChange<View, Changes: MergeableChanges> {
 
     /// The pending update when nothing is known about whether the row exists.
     var updateOfUnknownRow: Changes? { !removesFirst && insert == nil ? update : nil }
+
+    /// `fold`, first taking out the update of an unknown row when `step` is an insert (an
+    /// insert after it is not foldable): the caller hands that update back, before the rest.
+    mutating func foldSpilling(_ step: Step) -> Changes? {
+        var pending: Changes?
+        if case .insert = step, let update = updateOfUnknownRow {
+            pending = update
+            self = NetChange()
+        }
+        fold(step)
+        return pending
+    }
 
     /// Adds a later change. An insert after an update of an unknown row is not foldable;
     /// the caller hands the update back first.
