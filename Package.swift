@@ -162,7 +162,7 @@ let package = Package(
             name: "ReadModelContractTests",
             dependencies: [
                 "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory", "LogbookSQLite", "CSQLite",
-                "LogbookTestSupport",
+                "LogbookWire", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(

@@ -30,8 +30,10 @@ public final class SQLiteReadModelStore: ReadModelStore {
     /// Opens the store at `path`, creating the file and its schema when there is none.
     /// - Parameters:
     ///   - busyTimeoutMilliseconds: how long to wait for another connection's lock.
-    ///   - bulkFlushRows: how many rows a bulk load holds in memory before it writes them.
-    public init(path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 20_000)
+    ///   - bulkFlushRows: how many rows a bulk load holds in memory before it writes them
+    ///     (with the bench's 1,000,000-event log, 50,000 keeps the query process's peak
+    ///     under 100 MB during a rebuild: BENCHMARKS.md).
+    public init(path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 50_000)
         throws(ReadModelStoreError)
     {
         self.path = path
@@ -112,44 +114,70 @@ public final class SQLiteReadModelStore: ReadModelStore {
     static let chunkSize = 256
 
     public func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError) {
+        try apply(
+            check: { checkpoint throws(ReadModelStoreError) in
+                try Projector.check(events, through: position, checkpoint: checkpoint)
+            }, chunks: Self.chunks(of: events.count) { events[$0] }, through: position)
+    }
+
+    public func apply(_ page: EncodedLogPage, through position: Int64) throws(ReadModelStoreError) {
+        try apply(
+            check: { checkpoint throws(ReadModelStoreError) in
+                try Projector.check(page, through: position, checkpoint: checkpoint)
+            }, chunks: Self.chunks(of: page.events.count) { EncodedEvents(range: $0, page: page) }, through: position)
+    }
+
+    /// Checks a batch against the checkpoint (`check`), then folds the changes of its chunks (decoded on
+    /// Dispatch's pool) into the bulk load, or applies them now in one transaction.
+    private func apply(
+        check: (_ checkpoint: Int64) throws(ReadModelStoreError) -> Void, chunks: @autoclosure () -> [DecodingChunk],
+        through position: Int64
+    )
+        throws(ReadModelStoreError)
+    {
         try bulkLoad.withLock { (state: inout BulkLoad?) throws(ReadModelStoreError) in
-            guard var load = state else { return try applyNow(events, through: position) }
+            guard var load = state else { return try applyNow(check: check, chunks: chunks, through: position) }
             // Taken out while it changes, so the buffer is not copied.
             state = nil
             defer { state = load }
             if let failure = load.failure { throw failure }
-            try Projector.check(events, through: position, checkpoint: load.applied)
+            try check(load.applied)
             // Everything is decoded before anything is buffered: a batch is taken whole or not at all.
-            let decoded = try Self.chunks(of: events).map { chunk throws(ReadModelStoreError) in try chunk.changes() }
-            for chunk in decoded { try Projector.apply(chunk, to: &load.buffer) }
+            let decoded = try chunks().map { chunk throws(ReadModelStoreError) in try chunk.changes() }
+            for chunk in decoded { load.buffer.write(contentsOf: chunk) }
             load.applied = position
             if load.buffer.count >= bulkFlushRows { try flush(&load) }
         }
     }
 
     /// Applies a batch in one transaction with its checkpoint.
-    private func applyNow(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError) {
+    private func applyNow(
+        check: (_ checkpoint: Int64) throws(ReadModelStoreError) -> Void, chunks: () -> [DecodingChunk],
+        through position: Int64
+    ) throws(ReadModelStoreError) {
         try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
             try tables.transaction("BEGIN IMMEDIATE") { () throws(ReadModelStoreError) in
                 let checkpoint = try tables.checkpoint()
-                try Projector.check(events, through: position, checkpoint: checkpoint)
+                try check(checkpoint)
                 // A chunk that cannot be decoded throws here, and the transaction rolls back.
                 // The changes of the whole batch are folded first (`ReadModelChangeBuffer`):
                 // a busy row is written once per batch, not once per event.
                 var changes = ReadModelChangeBuffer()
-                for chunk in Self.chunks(of: events) { try Projector.apply(try chunk.changes(), to: &changes) }
-                for change in changes.drain() { try tables.write(change) }
+                for chunk in chunks() { changes.write(contentsOf: try chunk.changes()) }
+                try changes.drain { change throws(ReadModelStoreError) in try tables.write(change) }
                 if position != checkpoint { try tables.setCheckpoint(position) }
             }
         }
     }
 
-    /// The batch in chunks being decoded: on Dispatch's global queue when there is more
-    /// than one, else on this thread when asked.
-    private static func chunks(of events: [RecordedEvent]) -> [DecodingChunk] {
-        guard events.count > chunkSize else { return [DecodingChunk(events[...], now: true)] }
-        return stride(from: 0, to: events.count, by: chunkSize).map { start in
-            DecodingChunk(events[start..<min(start + chunkSize, events.count)], now: false)
+    /// A batch of `count` events in chunks being decoded: on Dispatch's global queue when
+    /// there is more than one, else on this thread when asked. `slice` gives a chunk's events.
+    private static func chunks<Events: Sendable & ProjectableEvents>(
+        of count: Int, _ slice: (Range<Int>) -> Events
+    ) -> [DecodingChunk] {
+        guard count > chunkSize else { return [DecodingChunk(slice(0..<count), now: true)] }
+        return stride(from: 0, to: count, by: chunkSize).map { start in
+            DecodingChunk(slice(start..<min(start + chunkSize, count)), now: false)
         }
     }
 
@@ -179,12 +207,11 @@ public final class SQLiteReadModelStore: ReadModelStore {
     /// Writes the buffered rows and the checkpoint in one transaction. A failure ends the
     /// bulk load: the rows it held are gone, so every later call reports it.
     private func flush(_ load: inout BulkLoad) throws(ReadModelStoreError) {
-        let changes = load.buffer.drain()
         let applied = load.applied
         do {
             try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
                 try tables.transaction("BEGIN IMMEDIATE") { () throws(ReadModelStoreError) in
-                    for change in changes { try tables.write(change) }
+                    try load.buffer.drain { change throws(ReadModelStoreError) in try tables.write(change) }
                     try tables.setCheckpoint(applied)
                 }
             }
@@ -232,15 +259,32 @@ private struct BulkLoad {
     }
 }
 
+/// Events a `DecodingChunk` turns into row changes.
+private protocol ProjectableEvents {
+    func changes() throws(ReadModelStoreError) -> [ReadModelChange]
+}
+
+extension ArraySlice<RecordedEvent>: ProjectableEvents {
+    func changes() throws(ReadModelStoreError) -> [ReadModelChange] { try Projector.changes(self) }
+}
+
+/// Some events of an encoded page.
+private struct EncodedEvents: ProjectableEvents {
+    let range: Range<Int>
+    let page: EncodedLogPage
+
+    func changes() throws(ReadModelStoreError) -> [ReadModelChange] { try Projector.changes(page, range) }
+}
+
 /// A chunk of events being turned into row changes, on Dispatch's global queue or (`now`)
 /// at once on the calling thread; `changes()` waits for the outcome.
 private final class DecodingChunk: Sendable {
     private let outcome = Mutex<Result<[ReadModelChange], ReadModelStoreError>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ events: ArraySlice<RecordedEvent>, now: Bool) {
+    init(_ events: some ProjectableEvents & Sendable, now: Bool) {
         let decode: @Sendable () -> Void = { [self] in
-            let result = Result { () throws(ReadModelStoreError) in try Projector.changes(events) }
+            let result = Result { () throws(ReadModelStoreError) in try events.changes() }
             outcome.withLock { $0 = result }
             done.signal()
         }

@@ -8,8 +8,10 @@ import Testing
 /// and leave everything on disk when it ends.
 @Suite("Bulk load")
 struct BulkLoadTests {
-    @Test(arguments: [(3, 1), (11, 7), (2024, 50), (0xBEEF, 200_000)] as [(UInt64, Int)])
-    func bulkLoadEqualsBatchByBatch(seed: UInt64, flushRows: Int) throws {
+    /// With `pages`, the batches come as a rebuild reads them: pages kept as their bytes.
+    @Test(arguments: [(3, 1), (11, 7), (2024, 50), (0xBEEF, 200_000)] as [(UInt64, Int)], [false, true])
+    func bulkLoadEqualsBatchByBatch(load: (seed: UInt64, flushRows: Int), pages: Bool) throws {
+        let (seed, flushRows) = load
         var random = SeededGenerator(seed: seed)
         let log = try RandomLog.make(steps: 1_500, using: &random)
         let reference = try ReadModelHarness(.memory)
@@ -20,7 +22,11 @@ struct BulkLoadTests {
             let batch = Array(log.all[next..<min(next + Int.random(in: 1...400, using: &random), log.all.count)])
             let through = batch.last!.position
             try reference.store.apply(batch, through: through)
-            try bulk.store.apply(batch, through: through)
+            if pages {
+                try bulk.store.apply(try EncodedPageProjectionTests.encoded(batch), through: through)
+            } else {
+                try bulk.store.apply(batch, through: through)
+            }
             #expect(try bulk.store.checkpoint() == through)
             // What `apply` refuses, it still refuses, and nothing of it is kept.
             if random.chance(10) {
@@ -33,7 +39,7 @@ struct BulkLoadTests {
         try bulk.reopen()
         let expected = try reference.snapshot()
         #expect(expected.counts.users > 0 && expected.counts.orders > 0)
-        #expect(try bulk.snapshot() == expected, "seed \(seed), flush every \(flushRows) rows")
+        #expect(try bulk.snapshot() == expected, "seed \(seed), flush every \(flushRows) rows, pages \(pages)")
         #expect(try bulk.store.checkpoint() == log.head)
         for user in log.ids where user.hasPrefix("u") {
             let id = try UserId(user)

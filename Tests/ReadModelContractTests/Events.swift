@@ -131,4 +131,27 @@ extension Log {
     mutating func record(_ events: [DomainEvent]) {
         for event in events { record(event) }
     }
+
+    /// A short log with an event of every type the codec writes, each changing a row but the
+    /// email claim.
+    static func everyEventType() throws -> Log {
+        var log = Log()
+        log.record([
+            try Events.registered("u1"), try Events.registered("u2", birthday: "1990-02-03"),
+            try Events.profileUpdated("u1", name: "New Name", gender: .female),
+            try Events.profileUpdated("u2", email: "x@y.example", birthday: "2000-01-01"),
+            try Events.subscriptionChanged("u1", from: .free, to: .premium),
+            try Events.emailClaimed("a@b.example", by: "u1"),
+            try Events.postCreated("p1", author: "u1", title: "T \"quoted\" é", content: "line\u{0}\ttab é 🙂"),
+            try Events.postEdited("p1", title: "T2"), try Events.postEdited("p1", content: ""),
+            try Events.postDeleted("p1"),
+            try Events.productAdded("x1", name: "Lamp", price: "19.9", category: .electronics, stock: 3),
+            try Events.productUpdated("x1", name: "Lamp 2", price: "0.05", category: .food),
+            try Events.productUpdated("x1", price: "7"), try Events.productRestocked("x1", quantity: 2, stock: 5),
+            try Events.productPurchased("x1", order: "o1", user: "u1", quantity: 1, stock: 4),
+            try Events.orderPlaced("o1", user: "u1", product: "x1", quantity: 1, unitPrice: "3.10"),
+            try Events.productRemoved("x1"), try Events.userDeleted("u2"),
+        ])
+        return log
+    }
 }

@@ -20,25 +20,87 @@ enum PayloadProjection {
         case unsupported
     }
 
+    /// The fields of a stored event the fast path reads, as bytes: the stream's and the
+    /// type's text and the payload's JSON.
+    struct EventBytes {
+        var position: Int64
+        /// Milliseconds since the Unix epoch, UTC.
+        var recordedAt: Int64
+        var stream: UnsafeBufferPointer<UInt8>
+        var type: UnsafeBufferPointer<UInt8>
+        var data: UnsafeBufferPointer<UInt8>
+    }
+
     static func change(_ recorded: RecordedEvent) -> Outcome {
+        var stream = recorded.stream
+        var type = recorded.type
         var data = recorded.data
-        return data.withUTF8 { bytes in
-            var reader = CanonicalCursor(bytes: bytes)
-            guard let change = reader.change(recorded) else { return .unsupported }
-            return .change(change)
+        return stream.withUTF8 { stream in
+            type.withUTF8 { type in
+                data.withUTF8 { data in
+                    change(
+                        EventBytes(
+                            position: recorded.position, recordedAt: recorded.recordedAt, stream: stream, type: type,
+                            data: data))
+                }
+            }
         }
+    }
+
+    static func change(_ event: EventBytes) -> Outcome {
+        guard let type = PayloadType(event.type) else { return .unsupported }
+        var reader = CanonicalCursor(bytes: event.data)
+        guard let change = reader.change(type, event) else { return .unsupported }
+        return .change(change)
+    }
+}
+
+/// The event types with read models, told from the type's bytes.
+private enum PayloadType: CaseIterable {
+    case userRegistered, userProfileUpdated, subscriptionChanged, userDeleted
+    case postCreated, postEdited, postDeleted
+    case productAdded, productUpdated, productRestocked, productRemoved, productPurchased
+    case orderPlaced
+
+    var name: StaticString {
+        switch self {
+        case .userRegistered: "UserRegistered"
+        case .userProfileUpdated: "UserProfileUpdated"
+        case .subscriptionChanged: "SubscriptionChanged"
+        case .userDeleted: "UserDeleted"
+        case .postCreated: "PostCreated"
+        case .postEdited: "PostEdited"
+        case .postDeleted: "PostDeleted"
+        case .productAdded: "ProductAdded"
+        case .productUpdated: "ProductUpdated"
+        case .productRestocked: "ProductRestocked"
+        case .productRemoved: "ProductRemoved"
+        case .productPurchased: "ProductPurchased"
+        case .orderPlaced: "OrderPlaced"
+        }
+    }
+
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for type in Self.allCases where type.name.utf8CodeUnitCount == bytes.count {
+            let matches = type.name.withUTF8Buffer { name in name.elementsEqual(bytes) }
+            if matches {
+                self = type
+                return
+            }
+        }
+        return nil
     }
 }
 
 /// Reads one payload in the codec's layout; every step answers nil when the bytes differ.
 extension CanonicalCursor {
-    fileprivate mutating func change(_ recorded: RecordedEvent) -> ReadModelChange?? {
-        let at = Timestamp(millisecondsSinceEpoch: recorded.recordedAt)
-        let position = recorded.position
-        let stream = recorded.stream
+    fileprivate mutating func change(_ type: PayloadType, _ event: PayloadProjection.EventBytes) -> ReadModelChange?? {
+        let at = Timestamp(millisecondsSinceEpoch: event.recordedAt)
+        let position = event.position
+        let stream = event.stream
         guard take("{") else { return nil }
-        switch recorded.type {
-        case "UserRegistered":
+        switch type {
+        case .userRegistered:
             guard let userId: UserId = id("userId", first: true, stream: stream, "user-"),
                 let name = string("name"), let email = string("email"), let gender: Gender = choice("gender")
             else { return nil }
@@ -50,7 +112,7 @@ extension CanonicalCursor {
                     UserView(
                         userId: userId, name: name, email: email, gender: gender, birthday: birthday,
                         subscription: subscription, registeredAt: at, updatedAt: at), position: position))
-        case "UserProfileUpdated":
+        case .userProfileUpdated:
             guard let userId: UserId = id("userId", first: true, stream: stream, "user-"),
                 let name = optionalString("name"), let email = optionalString("email"),
                 let gender: Gender? = optionalChoice("gender"), let birthday = optionalBirthday("birthday"), end()
@@ -60,15 +122,15 @@ extension CanonicalCursor {
                     userId,
                     UserChanges(
                         name: name, email: email, gender: gender, birthday: birthday, updatedAt: at)))
-        case "SubscriptionChanged":
+        case .subscriptionChanged:
             guard let userId: UserId = id("userId", first: true, stream: stream, "user-"),
                 let _: Subscription = choice("from"), let to: Subscription = choice("to"), end()
             else { return nil }
             return .some(.updateUser(userId, UserChanges(subscription: to, updatedAt: at)))
-        case "UserDeleted":
+        case .userDeleted:
             guard let userId: UserId = id("userId", first: true, stream: stream, "user-"), end() else { return nil }
             return .some(.removeUser(userId))
-        case "PostCreated":
+        case .postCreated:
             guard let postId: PostId = id("postId", first: true, stream: stream, "post-"),
                 let authorId: UserId = id("authorId"), let title = string("title"), let content = string("content"),
                 end()
@@ -78,15 +140,15 @@ extension CanonicalCursor {
                     PostView(
                         postId: postId, authorId: authorId, title: title, content: content, createdAt: at,
                         updatedAt: at), position: position))
-        case "PostEdited":
+        case .postEdited:
             guard let postId: PostId = id("postId", first: true, stream: stream, "post-"),
                 let title = optionalString("title"), let content = optionalString("content"), end()
             else { return nil }
             return .some(.updatePost(postId, PostChanges(title: title, content: content, updatedAt: at)))
-        case "PostDeleted":
+        case .postDeleted:
             guard let postId: PostId = id("postId", first: true, stream: stream, "post-"), end() else { return nil }
             return .some(.removePost(postId))
-        case "ProductAdded":
+        case .productAdded:
             guard let productId: ProductId = id("productId", first: true, stream: stream, "product-"),
                 let name = string("name"), let price = money("price"),
                 let category: ProductCategory = choice("category"), let stock = integer("stock"),
@@ -97,7 +159,7 @@ extension CanonicalCursor {
                     ProductView(
                         productId: productId, name: name, price: price, category: category, stock: stock,
                         updatedAt: at), position: position))
-        case "ProductUpdated":
+        case .productUpdated:
             guard let productId: ProductId = id("productId", first: true, stream: stream, "product-"),
                 let name = optionalString("name"), let price = optionalMoney("price"),
                 let category: ProductCategory? = optionalChoice("category"), end()
@@ -106,24 +168,24 @@ extension CanonicalCursor {
                 .updateProduct(
                     productId,
                     ProductChanges(name: name, price: price, category: category, updatedAt: at)))
-        case "ProductRestocked":
+        case .productRestocked:
             guard let productId: ProductId = id("productId", first: true, stream: stream, "product-"),
                 let quantity = integer("quantity"), (try? Quantity(quantity)) != nil, let stock = integer("stock"),
                 (try? Stock(stock)) != nil, end()
             else { return nil }
             return .some(.updateProduct(productId, ProductChanges(stock: stock, updatedAt: at)))
-        case "ProductRemoved":
+        case .productRemoved:
             guard let productId: ProductId = id("productId", first: true, stream: stream, "product-"), end() else {
                 return nil
             }
             return .some(.removeProduct(productId))
-        case "ProductPurchased":
+        case .productPurchased:
             guard let productId: ProductId = id("productId", first: true, stream: stream, "product-"),
                 let _: OrderId = id("orderId"), let _: UserId = id("userId"), let quantity = integer("quantity"),
                 (try? Quantity(quantity)) != nil, let stock = integer("stock"), (try? Stock(stock)) != nil, end()
             else { return nil }
             return .some(.updateProduct(productId, ProductChanges(stock: stock, updatedAt: at)))
-        case "OrderPlaced":
+        case .orderPlaced:
             guard let orderId: OrderId = id("orderId", first: true, stream: stream, "order-"),
                 let userId: UserId = id("userId"), let productId: ProductId = id("productId"),
                 let quantity = integer("quantity"), (try? Quantity(quantity)) != nil,
@@ -136,8 +198,6 @@ extension CanonicalCursor {
                         orderId: orderId, userId: userId, productId: productId, quantity: quantity,
                         unitPrice: unitPrice, totalPrice: totalPrice, status: status, placedAt: at),
                     position: position))
-        default:
-            return nil
         }
     }
 
@@ -146,7 +206,8 @@ extension CanonicalCursor {
     /// A required identifier; with `stream`, the first field, whose id names the stream the
     /// event must be on (`prefix` + id).
     fileprivate mutating func id<Kind>(
-        _ key: StaticString, first: Bool = false, stream: String? = nil, _ prefix: StaticString = ""
+        _ key: StaticString, first: Bool = false, stream: UnsafeBufferPointer<UInt8>? = nil,
+        _ prefix: StaticString = ""
     )
         -> Identifier<Kind>?
     {
@@ -217,11 +278,11 @@ extension CanonicalCursor {
     fileprivate mutating func end() -> Bool { take("}") && index == bytes.count }
 
     /// True when `stream` is exactly `prefix` followed by `id`.
-    fileprivate static func stream(_ stream: String, is prefix: StaticString, _ id: String) -> Bool {
-        let name = stream.utf8
+    fileprivate static func stream(_ stream: UnsafeBufferPointer<UInt8>, is prefix: StaticString, _ id: String) -> Bool
+    {
         let count = prefix.utf8CodeUnitCount
-        guard name.count == count + id.utf8.count else { return false }
-        let prefixMatches = prefix.withUTF8Buffer { expected in name.prefix(count).elementsEqual(expected) }
-        return prefixMatches && name.dropFirst(count).elementsEqual(id.utf8)
+        guard stream.count == count + id.utf8.count else { return false }
+        let prefixMatches = prefix.withUTF8Buffer { expected in stream.prefix(count).elementsEqual(expected) }
+        return prefixMatches && stream.dropFirst(count).elementsEqual(id.utf8)
     }
 }

@@ -39,17 +39,25 @@ public enum Projector {
     public static func check(_ events: [RecordedEvent], through: Int64, checkpoint: Int64)
         throws(ReadModelStoreError)
     {
+        try check(positions: events.lazy.map(\.position), through: through, checkpoint: checkpoint)
+    }
+
+    /// `check` of a page's events.
+    public static func check(_ page: EncodedLogPage, through: Int64, checkpoint: Int64) throws(ReadModelStoreError) {
+        try check(positions: page.events.lazy.map(\.position), through: through, checkpoint: checkpoint)
+    }
+
+    /// `check` of the positions of a batch, in order.
+    private static func check(positions: some Sequence<Int64>, through: Int64, checkpoint: Int64)
+        throws(ReadModelStoreError)
+    {
         guard through >= checkpoint else { throw .checkpointWouldMoveBack(through: through, checkpoint: checkpoint) }
         var previous: Int64?
-        for recorded in events {
-            if recorded.position <= checkpoint {
-                throw .alreadyApplied(position: recorded.position, checkpoint: checkpoint)
-            }
-            if let previous, recorded.position <= previous {
-                throw .outOfOrder(position: recorded.position, previous: previous)
-            }
-            if recorded.position > through { throw .beyondTarget(position: recorded.position, through: through) }
-            previous = recorded.position
+        for position in positions {
+            if position <= checkpoint { throw .alreadyApplied(position: position, checkpoint: checkpoint) }
+            if let previous, position <= previous { throw .outOfOrder(position: position, previous: previous) }
+            if position > through { throw .beyondTarget(position: position, through: through) }
+            previous = position
         }
     }
 
@@ -111,14 +119,54 @@ public enum Projector {
         return changes
     }
 
+    /// The row changes of the events `range` of `page`, in order, as `changes` gives them for
+    /// the same events decoded: each payload is read straight from the page's bytes, and only
+    /// an event the fast path does not read is decoded (`EncodedLogPage.recordedEvent`) and
+    /// takes the slow path, with its errors.
+    public static func changes(_ page: EncodedLogPage, _ range: Range<Int>) throws(ReadModelStoreError)
+        -> [ReadModelChange]
+    {
+        var changes: [ReadModelChange] = []
+        changes.reserveCapacity(range.count)
+        try page.bytes.withUnsafeBufferPointer { (bytes) throws(ReadModelStoreError) in
+            for event in page.events[range] {
+                let stream = EncodedLogPage.view(bytes, event.stream)
+                if let projected = isProjected(stream) {
+                    guard projected else { continue }
+                    let outcome = PayloadProjection.change(
+                        PayloadProjection.EventBytes(
+                            position: event.position, recordedAt: event.recordedAt, stream: stream,
+                            type: EncodedLogPage.view(bytes, event.type), data: EncodedLogPage.view(bytes, event.data)))
+                    if case .change(let change) = outcome {
+                        if let change { changes.append(change) }
+                        continue
+                    }
+                }
+                guard let recorded = page.recordedEvent(event) else {
+                    throw .unreadableEvent(position: event.position, reason: "its envelope's strings are not readable")
+                }
+                guard isProjected(recorded.stream) else { continue }
+                if let decoded = try decode(recorded), let change = change(for: decoded) { changes.append(change) }
+            }
+        }
+        return changes
+    }
+
     /// Whether events of `stream` have read models (`projectedCategories` holds its category),
     /// told from the name's first bytes for the usual `category-id` names.
     static func isProjected(_ stream: String) -> Bool {
-        let name = stream.utf8
-        for (prefix, projected) in streamPrefixes where prefix.withUTF8Buffer({ name.starts(with: $0) }) {
+        var stream = stream
+        if let projected = stream.withUTF8({ isProjected($0) }) { return projected }
+        return projectedCategories.contains(RecordedEvent.category(ofStream: stream))
+    }
+
+    /// `isProjected` told from a stream name's bytes as written; nil when its first bytes
+    /// are not one of the usual prefixes (the caller then decodes the name).
+    static func isProjected(_ stream: UnsafeBufferPointer<UInt8>) -> Bool? {
+        for (prefix, projected) in streamPrefixes where prefix.withUTF8Buffer({ stream.starts(with: $0) }) {
             return projected
         }
-        return projectedCategories.contains(RecordedEvent.category(ofStream: stream))
+        return nil
     }
 
     private static let streamPrefixes: [(prefix: StaticString, projected: Bool)] = [

@@ -25,6 +25,11 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
     /// How many rows (and changes kept in order) the buffer holds.
     public var count: Int { users.count + posts.count + products.count + orders.count + inOrder.count }
 
+    /// Writes `changes` in order (what `Projector.apply` does, without a generic writer).
+    public mutating func write(contentsOf changes: [ReadModelChange]) {
+        for change in changes { write(change) }
+    }
+
     public mutating func write(_ change: ReadModelChange) {
         switch change {
         case .insertUser(let view, let position):
@@ -54,44 +59,83 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
         _ table: inout [Id: NetChange<View, Changes>], _ inOrder: inout [ReadModelChange], _ id: Id,
         _ step: NetChange<View, Changes>.Step, spill: (Changes) -> ReadModelChange
     ) {
-        if case .insert = step, let pending = table[id]?.updateOfUnknownRow {
-            inOrder.append(spill(pending))
-            table[id] = nil
-        }
-        table[id, default: NetChange()].fold(step)
+        // One lookup: the net change is folded in place, and hands back what it cannot hold.
+        if let pending = table[id, default: NetChange()].foldSpilling(step) { inOrder.append(spill(pending)) }
     }
 
     /// Every change to carry out, in an order with the same effect as the changes written,
     /// and empties the buffer: changes kept in order first, then removes, inserts by
     /// position, and updates.
     public mutating func drain() -> [ReadModelChange] {
-        var removes: [ReadModelChange] = []
-        var inserts: [(position: Int64, change: ReadModelChange)] = []
-        var updates: [ReadModelChange] = []
-        for (id, net) in users {
-            if net.removesFirst { removes.append(.removeUser(id)) }
-            if let (view, position) = net.insert { inserts.append((position, .insertUser(view, position: position))) }
-            if let changes = net.update { updates.append(.updateUser(id, changes)) }
+        var changes: [ReadModelChange] = []
+        drain { changes.append($0) }
+        return changes
+    }
+
+    /// `drain()` handing each change to `write` in turn, without an array of them all. The
+    /// buffer is empty afterwards, also when `write` throws.
+    public mutating func drain<Failure: Error>(_ write: (ReadModelChange) throws(Failure) -> Void) throws(Failure) {
+        // The tables keep their room: the next batch of rows fills them without growing again.
+        let buffer = self
+        defer { removeAll() }
+        for change in buffer.inOrder { try write(change) }
+        for (id, net) in buffer.users where net.removesFirst { try write(.removeUser(id)) }
+        for (id, net) in buffer.posts where net.removesFirst { try write(.removePost(id)) }
+        for (id, net) in buffer.products where net.removesFirst { try write(.removeProduct(id)) }
+        // Inserts by position: only the positions and where each row is are sorted.
+        var inserts: [(position: Int64, row: InsertedRow)] = []
+        inserts.reserveCapacity(buffer.users.count + buffer.posts.count + buffer.products.count + buffer.orders.count)
+        for index in buffer.users.indices {
+            if let position = buffer.users.values[index].insert?.position { inserts.append((position, .user(index))) }
         }
-        for (id, net) in posts {
-            if net.removesFirst { removes.append(.removePost(id)) }
-            if let (view, position) = net.insert { inserts.append((position, .insertPost(view, position: position))) }
-            if let changes = net.update { updates.append(.updatePost(id, changes)) }
+        for index in buffer.posts.indices {
+            if let position = buffer.posts.values[index].insert?.position { inserts.append((position, .post(index))) }
         }
-        for (id, net) in products {
-            if net.removesFirst { removes.append(.removeProduct(id)) }
-            if let (view, position) = net.insert {
-                inserts.append((position, .insertProduct(view, position: position)))
+        for index in buffer.products.indices {
+            if let position = buffer.products.values[index].insert?.position {
+                inserts.append((position, .product(index)))
             }
-            if let changes = net.update { updates.append(.updateProduct(id, changes)) }
         }
-        for (view, position) in orders.values {
-            inserts.append((position, .insertOrder(view, position: position)))
-        }
+        for index in buffer.orders.indices { inserts.append((buffer.orders.values[index].position, .order(index))) }
         inserts.sort { $0.position < $1.position }
-        let drained = inOrder + removes + inserts.map(\.change) + updates
-        self = ReadModelChangeBuffer()
-        return drained
+        for (position, row) in inserts {
+            switch row {
+            case .user(let index):
+                if let view = buffer.users.values[index].insert?.view {
+                    try write(.insertUser(view, position: position))
+                }
+            case .post(let index):
+                if let view = buffer.posts.values[index].insert?.view {
+                    try write(.insertPost(view, position: position))
+                }
+            case .product(let index):
+                if let view = buffer.products.values[index].insert?.view {
+                    try write(.insertProduct(view, position: position))
+                }
+            case .order(let index): try write(.insertOrder(buffer.orders.values[index].view, position: position))
+            }
+        }
+        for (id, net) in buffer.users { if let changes = net.update { try write(.updateUser(id, changes)) } }
+        for (id, net) in buffer.posts { if let changes = net.update { try write(.updatePost(id, changes)) } }
+        for (id, net) in buffer.products {
+            if let changes = net.update { try write(.updateProduct(id, changes)) }
+        }
+    }
+
+    private mutating func removeAll() {
+        users.removeAll(keepingCapacity: true)
+        posts.removeAll(keepingCapacity: true)
+        products.removeAll(keepingCapacity: true)
+        orders.removeAll(keepingCapacity: true)
+        inOrder.removeAll()
+    }
+
+    /// Where an inserted row is kept, for writing the inserts in position order.
+    private enum InsertedRow {
+        case user(Dictionary<UserId, NetChange<UserView, UserChanges>>.Index)
+        case post(Dictionary<PostId, NetChange<PostView, PostChanges>>.Index)
+        case product(Dictionary<ProductId, NetChange<ProductView, ProductChanges>>.Index)
+        case order(Dictionary<OrderId, (view: OrderView, position: Int64)>.Index)
     }
 }
 
@@ -110,6 +154,18 @@ private struct NetChange<View, Changes: MergeableChanges> {
 
     /// The pending update when nothing is known about whether the row exists.
     var updateOfUnknownRow: Changes? { !removesFirst && insert == nil ? update : nil }
+
+    /// `fold`, first taking out the update of an unknown row when `step` is an insert (an
+    /// insert after it is not foldable): the caller hands that update back, before the rest.
+    mutating func foldSpilling(_ step: Step) -> Changes? {
+        var pending: Changes?
+        if case .insert = step, let update = updateOfUnknownRow {
+            pending = update
+            self = NetChange()
+        }
+        fold(step)
+        return pending
+    }
 
     /// Adds a later change. An insert after an update of an unknown row is not foldable;
     /// the caller hands the update back first.

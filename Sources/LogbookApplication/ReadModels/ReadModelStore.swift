@@ -25,6 +25,10 @@ public protocol ReadModelStore: AnyObject, Sendable {
     /// head a catch-up learned) and `events` may be empty.
     func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError)
 
+    /// `apply` of a page's events as they arrived, undecoded (a rebuild's pages): the same
+    /// rows, checkpoint and refusals as `apply` of the same events decoded.
+    func apply(_ page: EncodedLogPage, through position: Int64) throws(ReadModelStoreError)
+
     /// Whether the store was marked complete. A new store is not.
     var isComplete: Bool { get throws(ReadModelStoreError) }
 
@@ -44,6 +48,16 @@ public protocol ReadModelStore: AnyObject, Sendable {
 }
 
 extension ReadModelStore {
+    /// Stores without a way of their own decode every event first.
+    public func apply(_ page: EncodedLogPage, through position: Int64) throws(ReadModelStoreError) {
+        try Projector.check(page, through: position, checkpoint: checkpoint())
+        guard let events = page.recordedEvents() else {
+            let position = page.events.first { page.recordedEvent($0) == nil }?.position ?? 0
+            throw .unreadableEvent(position: position, reason: "its envelope's strings are not readable")
+        }
+        try apply(events, through: position)
+    }
+
     /// Stores that write every batch at once have nothing to prepare.
     public func beginBulkLoad() throws(ReadModelStoreError) {}
 

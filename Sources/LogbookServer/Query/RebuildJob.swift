@@ -5,11 +5,15 @@ import LogbookZMQ
 /// A rebuild, on its own thread: fills a new read-model generation from position 1 (the
 /// current generation keeps answering meanwhile), marks it complete, and hands it to the
 /// projection thread, which switches over. Pages are read one ahead on another thread
-/// (`LogPagePrefetcher`) while this one applies the current page, and the new generation
+/// (`LogPagePrefetcher`) while this one applies the current page, straight from the bytes
+/// they came in (`EncodedLogPage`: no `RecordedEvent`s are made), and the new generation
 /// is bulk loaded (`ReadModelStore.beginBulkLoad`): no one reads it before it is complete,
 /// and a crash before that leaves a file that is thrown away at the next start.
 struct RebuildJob: ~Copyable {
-    static let pageSize = LogReadRequest.maximumLimit
+    /// Events per page: a quarter of what `ReadLog` allows, so that the pages in flight (each
+    /// kept as its bytes until applied) hold ~4 MB, not ~15, and the bulk load can hold
+    /// 50,000 rows instead of 20,000 in the same memory (BENCHMARKS.md, the rebuild).
+    static let pageSize = 2_500
 
     let makeChannel: @Sendable () throws(FeedFollowError) -> LogReadChannel
     let generations: any ReadModelGenerations
@@ -27,10 +31,12 @@ struct RebuildJob: ~Copyable {
             try store.beginBulkLoad()
             var cursor: Int64 = 0
             while let page = try reader.next() {
-                let through = max(cursor, page.next - 1, page.events.last?.position ?? 0)
+                let positions = page.positions
+                let through = max(cursor, page.next - 1, positions?.last ?? 0)
                 // Pages follow one another, so nothing is normally at or below the cursor.
-                let fresh = (page.events.first?.position ?? .max) > cursor
-                try store.apply(fresh ? page.events : page.events.filter { $0.position > cursor }, through: through)
+                let fresh = (positions?.first ?? .max) > cursor
+                try (fresh ? page : page.dropping(through: cursor)).apply(to: store, through: through)
+                reader.recycle(page)
                 cursor = through
                 state.update {
                     $0.rebuild = .running(

@@ -34,11 +34,20 @@ public enum LogPageReader {
 /// Walks a reply in the writer's layout; every step answers nil when the bytes differ.
 extension CanonicalCursor {
     fileprivate mutating func reply() -> (id: String, page: LogPage)? {
+        guard let (id, events, next, head) = reply(envelope: { $0.envelope() }) else { return nil }
+        return (id, LogPage(events: events, next: next, head: head))
+    }
+
+    /// A reply `{"id","ok":true,"events":[…],"next","head"}` with each envelope read by
+    /// `envelope`, up to the end of the bytes.
+    mutating func reply<Event>(envelope: (inout CanonicalCursor) -> Event?) -> (
+        id: String, events: [Event], next: Int64, head: Int64
+    )? {
         guard take(#"{"id":"#), let id = string(), take(#","ok":true,"events":["#) else { return nil }
-        var events: [RecordedEvent] = []
+        var events: [Event] = []
         if !take("]") {
             while true {
-                guard let event = envelope() else { return nil }
+                guard let event = envelope(&self) else { return nil }
                 events.append(event)
                 if take("]") { break }
                 guard take(",") else { return nil }
@@ -47,7 +56,7 @@ extension CanonicalCursor {
         guard take(#","next":"#), let next = integer(), take(#","head":"#), let head = integer(), take("}"),
             index == bytes.count
         else { return nil }
-        return (id, LogPage(events: events, next: Int64(next), head: Int64(head)))
+        return (id, events, Int64(next), Int64(head))
     }
 
     /// One envelope; nil also for anything `WireDecoding.recordedEvent` would refuse
@@ -97,7 +106,7 @@ extension CanonicalCursor {
     /// `"YYYY-MM-DDTHH:MM:SS.mmmZ"` read straight from the bytes: exactly what
     /// `Timestamp(rfc3339:)` accepts (a real date, hours below 24, minutes and seconds
     /// below 60), in milliseconds since the epoch.
-    fileprivate mutating func instant() -> Int64? {
+    mutating func instant() -> Int64? {
         guard index + 26 <= bytes.count, bytes[index] == UInt8(ascii: "\""), bytes[index + 25] == UInt8(ascii: "\"")
         else { return nil }
         let start = index + 1

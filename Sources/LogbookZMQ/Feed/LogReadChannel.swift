@@ -62,6 +62,41 @@ public struct LogReadChannel: ~Copyable {
 
     /// Reads one page of the log.
     public mutating func read(from: Int64, limit: Int, topics: [FeedTopic]?) throws(FeedFollowError) -> LogPage {
+        try read(from: from, limit: limit, topics: topics, Self.page)
+    }
+
+    /// Reads one page of the log and keeps it as the bytes it came in when it is in the
+    /// worker's exact form (`EncodedLogPageReader`); any other reply goes through the
+    /// general reader, which gives the page decoded or says what is wrong, as `read` does.
+    /// The reply is received into `spare`'s storage, grown if need be (the bytes of a page
+    /// the caller is done with), instead of fresh memory.
+    public mutating func readEncoded(
+        from: Int64, limit: Int, topics: [FeedTopic]?, reusing spare: consuming [UInt8] = []
+    ) throws(FeedFollowError) -> FetchedLogPage {
+        var spare = Optional(spare)
+        return try read(
+            from: from, limit: limit, topics: topics,
+            receive: { socket throws(ZMQError) in try socket.receive(wait: false, reusing: spare.take() ?? []) },
+            Self.encodedPage)
+    }
+
+    /// The page in a reply to request `id`, kept as its bytes when it is in the worker's exact
+    /// form; nil for a reply to another request.
+    private static func encodedPage(_ frames: [[UInt8]], id: String) throws(FeedFollowError) -> FetchedLogPage? {
+        if let body = frames.last, let (replyId, page) = EncodedLogPageReader.page(body) {
+            return replyId == id ? .encoded(page) : nil
+        }
+        return try page(frames, id: id).map { .decoded($0) }
+    }
+
+    /// Sends the request (unless it was sent ahead) and waits for its reply, which `page` reads.
+    private mutating func read<Page>(
+        from: Int64, limit: Int, topics: [FeedTopic]?,
+        receive: (borrowing ZMQSocket) throws(ZMQError) -> [[UInt8]]? = { socket throws(ZMQError) in
+            try socket.receive(wait: false)
+        },
+        _ page: ([[UInt8]], String) throws(FeedFollowError) -> Page?
+    ) throws(FeedFollowError) -> Page {
         var sentAhead: String?
         if let match = ahead.firstIndex(where: { $0.from == from && $0.limit == limit && $0.topics == topics }) {
             sentAhead = ahead[match].id
@@ -76,8 +111,8 @@ public struct LogReadChannel: ~Copyable {
                 let started = MonotonicClock.milliseconds()
                 let ready = try ZMQPoll.wait([socket.readable], timeoutMilliseconds: remaining)
                 remaining -= Int(MonotonicClock.milliseconds() - started)
-                guard ready[0], let frames = try socket.receive(wait: false) else { continue }
-                guard let page = try Self.page(frames, id: id) else { continue }
+                guard ready[0], let frames = try receive(socket) else { continue }
+                guard let page = try page(frames, id) else { continue }
                 return page
             }
             socket = try Self.connect(context, endpoint, security)

@@ -110,6 +110,13 @@ public struct ZMQSocket: ~Copyable {
         try receiveFrames(wait: wait, metadata: false)?.frames
     }
 
+    /// `receive`, copying the message's last frame into `spare`'s storage (grown when it is
+    /// too small, by an eighth more than needed) unless `spare` is empty: a reader of large
+    /// replies reuses its buffers instead of having fresh pages mapped for every reply.
+    public func receive(wait: Bool = true, reusing spare: consuming [UInt8]) throws(ZMQError) -> [[UInt8]]? {
+        try receiveFrames(wait: wait, metadata: false, spare: spare)?.frames
+    }
+
     /// Receives one whole message with what libzmq knows of the connection it came on
     /// (`zmq_msg_gets`: the user id and role a ZAP handler gave it, the peer's address).
     /// Returns nil when `wait` is false and none is waiting.
@@ -118,7 +125,7 @@ public struct ZMQSocket: ~Copyable {
         return ReceivedMessage(frames: frames, metadata: metadata)
     }
 
-    private func receiveFrames(wait: Bool, metadata: Bool) throws(ZMQError) -> (
+    private func receiveFrames(wait: Bool, metadata: Bool, spare: consuming [UInt8] = []) throws(ZMQError) -> (
         frames: [[UInt8]], metadata: MessageMetadata
     )? {
         var frames: [[UInt8]] = []
@@ -135,11 +142,22 @@ public struct ZMQSocket: ~Copyable {
             }
             let size = zmq_msg_size(&message)
             let data = zmq_msg_data(&message)
-            frames.append(size == 0 ? [] : Array(UnsafeRawBufferPointer(start: data, count: size)))
-            if zmq_msg_more(&message) == 0 {
-                // Every frame of a message carries its connection's properties; the last is read.
-                return (frames, metadata ? MessageMetadata(of: &message) : MessageMetadata())
+            let bytes = UnsafeRawBufferPointer(start: data, count: size)
+            guard zmq_msg_more(&message) == 0 else {
+                frames.append(size == 0 ? [] : Array(bytes))
+                continue
             }
+            if spare.capacity > 0 && size > 0 {
+                spare.removeAll(keepingCapacity: true)
+                // Room to spare, so that a slightly larger reply later still fits.
+                spare.reserveCapacity(size + size / 8)
+                spare.append(contentsOf: bytes)
+                frames.append(spare)
+            } else {
+                frames.append(size == 0 ? [] : Array(bytes))
+            }
+            // Every frame of a message carries its connection's properties; the last is read.
+            return (frames, metadata ? MessageMetadata(of: &message) : MessageMetadata())
         }
     }
 

@@ -1,0 +1,50 @@
+public import LogbookApplication
+
+/// A `ReadLog` page as `LogReadChannel.readEncoded` gives it: kept as its bytes when the
+/// reply was in the worker's exact form, else decoded by the general reader.
+public enum FetchedLogPage: Sendable {
+    case encoded(EncodedLogPage)
+    case decoded(LogPage)
+
+    /// Where the next read starts.
+    public var next: Int64 {
+        switch self {
+        case .encoded(let page): page.next
+        case .decoded(let page): page.next
+        }
+    }
+
+    /// The log's last position when the read began.
+    public var head: Int64 {
+        switch self {
+        case .encoded(let page): page.head
+        case .decoded(let page): page.head
+        }
+    }
+
+    /// The position of the page's first and last events, if any.
+    public var positions: (first: Int64, last: Int64)? {
+        switch self {
+        case .encoded(let page): page.events.first.map { ($0.position, page.events[page.events.count - 1].position) }
+        case .decoded(let page): page.events.first.map { ($0.position, page.events[page.events.count - 1].position) }
+        }
+    }
+
+    /// The page without its events at or below `position`.
+    public func dropping(through position: Int64) -> FetchedLogPage {
+        switch self {
+        case .encoded(let page): return .encoded(page.dropping(through: position))
+        case .decoded(var page):
+            page.events.removeAll { $0.position <= position }
+            return .decoded(page)
+        }
+    }
+
+    /// Applies the page's events to `store` and moves its checkpoint to `through`.
+    public func apply(to store: any ReadModelStore, through position: Int64) throws(ReadModelStoreError) {
+        switch self {
+        case .encoded(let page): try store.apply(page, through: position)
+        case .decoded(let page): try store.apply(page.events, through: position)
+        }
+    }
+}
