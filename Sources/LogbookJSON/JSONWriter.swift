@@ -50,17 +50,36 @@ public enum JSONWriter {
 
     /// Writes `text` as a JSON string. Runs of bytes that need no escape are copied at once.
     public static func writeString(_ text: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { bytes in
-            var runStart = 0
-            for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
-                appendEscape(of: byte, into: &output)
-                runStart = offset + 1
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        text.withUTF8 { writeEscaped($0, into: &output) }
+    }
+
+    /// Writes the text whose UTF-8 is `bytes` as a JSON string: the same bytes as
+    /// `writeString(String(decoding: bytes, as: UTF8.self))`. Text of printable ASCII
+    /// without quotes or backslashes (ids, names, types) is checked a word at a time and
+    /// copied at once; bytes that are not UTF-8 are repaired, as `String(decoding:)` does.
+    public static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        if PlainASCII.isPlain(bytes) {
+            output.append(UInt8(ascii: "\""))
+            output.append(contentsOf: bytes)
+            output.append(UInt8(ascii: "\""))
+        } else if UTF8Validation.isValid(bytes) {
+            writeEscaped(bytes, into: &output)
+        } else {
+            writeString(String(decoding: bytes, as: UTF8.self), into: &output)
         }
+    }
+
+    /// Valid UTF-8 as a quoted JSON string.
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
+            appendEscape(of: byte, into: &output)
+            runStart = offset + 1
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         output.append(UInt8(ascii: "\""))
     }
 

@@ -14,17 +14,26 @@ public enum EnvelopeWriter {
     /// Appends the envelope of `event` to `output`. Throws, leaving `output` as it was, when
     /// the stored `data` is not JSON.
     public static func write(_ event: RecordedEvent, into output: inout [UInt8]) throws(EventDecodingError) {
+        try StoredEventBytes.withBytes(of: event) { (bytes) throws(EventDecodingError) in
+            try write(bytes, into: &output)
+        }
+    }
+
+    /// Appends the envelope of an event read as bytes (a `ReadLog` page written straight
+    /// from the store's rows): the same bytes as for its `recordedEvent`. Throws, leaving
+    /// `output` as it was, when the stored `data` is not JSON.
+    public static func write(_ event: StoredEventBytes, into output: inout [UInt8]) throws(EventDecodingError) {
         let start = output.count
         output.append(contentsOf: Literal.eventIdKey)
-        JSONWriter.writeString(event.eventId, into: &output)
+        JSONWriter.writeString(utf8: event.eventId, into: &output)
         output.append(contentsOf: Literal.positionKey)
         JSONWriter.writeInteger(Int(event.position), into: &output)
         output.append(contentsOf: Literal.streamKey)
-        JSONWriter.writeString(event.stream, into: &output)
+        JSONWriter.writeString(utf8: event.stream, into: &output)
         output.append(contentsOf: Literal.versionKey)
         JSONWriter.writeInteger(event.version, into: &output)
         output.append(contentsOf: Literal.typeKey)
-        JSONWriter.writeString(event.type, into: &output)
+        JSONWriter.writeString(utf8: event.type, into: &output)
         output.append(contentsOf: Literal.dataKey)
         do {
             try writeData(event, into: &output)
@@ -33,11 +42,11 @@ public enum EnvelopeWriter {
             throw error
         }
         output.append(contentsOf: Literal.commandIdKey)
-        JSONWriter.writeString(event.metadata.commandId, into: &output)
+        JSONWriter.writeString(utf8: event.commandId, into: &output)
         output.append(contentsOf: Literal.correlationIdKey)
-        JSONWriter.writeString(event.metadata.correlationId, into: &output)
+        JSONWriter.writeString(utf8: event.correlationId, into: &output)
         output.append(contentsOf: Literal.causationIdKey)
-        JSONWriter.writeString(event.metadata.causationId, into: &output)
+        JSONWriter.writeString(utf8: event.causationId, into: &output)
         output.append(contentsOf: Literal.recordedAtKey)
         RFC3339Writer.write(millisecondsSinceEpoch: event.recordedAt, into: &output)
         output.append(contentsOf: Literal.closing)
@@ -51,18 +60,19 @@ public enum EnvelopeWriter {
         return output
     }
 
-    private static func writeData(_ event: RecordedEvent, into output: inout [UInt8]) throws(EventDecodingError) {
-        var data = event.data
-        let spliced = data.withUTF8 { bytes in
-            guard JSONCanonicalForm.isCanonical(bytes) else { return false }
-            output.append(contentsOf: bytes)
-            return true
+    /// Copies a canonical payload as it is (one scan, then one copy); parses and writes
+    /// anything else again, or refuses what is not JSON. Bytes that are not UTF-8 are never
+    /// canonical, and are repaired before the parse, as a `String` made from them would be.
+    private static func writeData(_ event: StoredEventBytes, into output: inout [UInt8]) throws(EventDecodingError) {
+        if JSONCanonicalForm.isCanonical(event.data) {
+            output.append(contentsOf: event.data)
+            return
         }
-        if spliced { return }
         do {
-            JSONWriter.write(try JSONParser.parse(event.data), into: &output)
+            JSONWriter.write(try JSONParser.parse(StoredEventBytes.text(event.data)), into: &output)
         } catch {
-            throw EventDecodingError(type: event.type, reason: "payload is not JSON: \(error)")
+            throw EventDecodingError(
+                type: StoredEventBytes.text(event.type), reason: "payload is not JSON: \(error)")
         }
     }
 }
