@@ -55,24 +55,37 @@ public enum JSONWriter {
     }
 
     /// Writes the text whose UTF-8 is `bytes` as a JSON string: the same bytes as
-    /// `writeString(String(decoding: bytes, as: UTF8.self))`. Text of printable ASCII
-    /// without quotes or backslashes (ids, names, types) is checked a word at a time and
-    /// copied at once; bytes that are not UTF-8 are repaired, as `String(decoding:)` does.
+    /// `writeString(String(decoding: bytes, as: UTF8.self))`.
     public static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        writeStringContent(utf8: bytes, into: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes what goes between the quotes of `writeString(utf8:into:)`, for a caller whose
+    /// fixed text already holds them. Text of printable ASCII without quotes or backslashes
+    /// (ids, names, types) is checked a word at a time and copied at once; bytes that are
+    /// not UTF-8 are repaired, as `String(decoding:)` does.
+    public static func writeStringContent(utf8 bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         if PlainASCII.isPlain(bytes) {
-            output.append(UInt8(ascii: "\""))
             output.append(contentsOf: bytes)
-            output.append(UInt8(ascii: "\""))
         } else if UTF8Validation.isValid(bytes) {
-            writeEscaped(bytes, into: &output)
+            writeEscapedContent(bytes, into: &output)
         } else {
-            writeString(String(decoding: bytes, as: UTF8.self), into: &output)
+            var repaired = String(decoding: bytes, as: UTF8.self)
+            repaired.withUTF8 { writeEscapedContent($0, into: &output) }
         }
     }
 
     /// Valid UTF-8 as a quoted JSON string.
     private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        writeEscapedContent(bytes, into: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Valid UTF-8, escaped, without the quotes.
+    private static func writeEscapedContent(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         var runStart = 0
         for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
@@ -80,7 +93,6 @@ public enum JSONWriter {
             runStart = offset + 1
         }
         output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
-        output.append(UInt8(ascii: "\""))
     }
 
     private static func appendEscape(of byte: UInt8, into output: inout [UInt8]) {

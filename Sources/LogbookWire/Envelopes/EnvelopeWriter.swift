@@ -23,33 +23,41 @@ public enum EnvelopeWriter {
     /// from the store's rows): the same bytes as for its `recordedEvent`. Throws, leaving
     /// `output` as it was, when the stored `data` is not JSON.
     public static func write(_ event: StoredEventBytes, into output: inout [UInt8]) throws(EventDecodingError) {
+        // Each string field sits between the closing quote of the fixed text before it and
+        // the opening quote of the one after: few appends, each of one run of bytes.
         let start = output.count
-        output.append(contentsOf: Literal.eventIdKey)
-        JSONWriter.writeString(utf8: event.eventId, into: &output)
-        output.append(contentsOf: Literal.positionKey)
+        append(#"{"eventId":""#, to: &output)
+        JSONWriter.writeStringContent(utf8: event.eventId, into: &output)
+        append(#"","position":"#, to: &output)
         JSONWriter.writeInteger(Int(event.position), into: &output)
-        output.append(contentsOf: Literal.streamKey)
-        JSONWriter.writeString(utf8: event.stream, into: &output)
-        output.append(contentsOf: Literal.versionKey)
+        append(#","stream":""#, to: &output)
+        JSONWriter.writeStringContent(utf8: event.stream, into: &output)
+        append(#"","version":"#, to: &output)
         JSONWriter.writeInteger(event.version, into: &output)
-        output.append(contentsOf: Literal.typeKey)
-        JSONWriter.writeString(utf8: event.type, into: &output)
-        output.append(contentsOf: Literal.dataKey)
+        append(#","type":""#, to: &output)
+        JSONWriter.writeStringContent(utf8: event.type, into: &output)
+        append(#"","data":"#, to: &output)
         do {
             try writeData(event, into: &output)
         } catch {
             output.removeSubrange(start...)
             throw error
         }
-        output.append(contentsOf: Literal.commandIdKey)
-        JSONWriter.writeString(utf8: event.commandId, into: &output)
-        output.append(contentsOf: Literal.correlationIdKey)
-        JSONWriter.writeString(utf8: event.correlationId, into: &output)
-        output.append(contentsOf: Literal.causationIdKey)
-        JSONWriter.writeString(utf8: event.causationId, into: &output)
-        output.append(contentsOf: Literal.recordedAtKey)
+        append(#","metadata":{"commandId":""#, to: &output)
+        JSONWriter.writeStringContent(utf8: event.commandId, into: &output)
+        append(#"","correlationId":""#, to: &output)
+        JSONWriter.writeStringContent(utf8: event.correlationId, into: &output)
+        append(#"","causationId":""#, to: &output)
+        JSONWriter.writeStringContent(utf8: event.causationId, into: &output)
+        append(#""},"recordedAt":""#, to: &output)
         RFC3339Writer.write(millisecondsSinceEpoch: event.recordedAt, into: &output)
-        output.append(contentsOf: Literal.closing)
+        append(#""}"#, to: &output)
+    }
+
+    /// Appends fixed text (no array to retain, no lazy global to check).
+    @inline(__always)
+    private static func append(_ text: StaticString, to output: inout [UInt8]) {
+        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// The envelope of `event` as bytes.
@@ -77,21 +85,6 @@ public enum EnvelopeWriter {
     }
 }
 
-/// The fixed parts of an envelope, as bytes once (appending a byte array is one copy).
-private enum Literal {
-    static let eventIdKey: [UInt8] = Array(#"{"eventId":"#.utf8)
-    static let positionKey: [UInt8] = Array(#","position":"#.utf8)
-    static let streamKey: [UInt8] = Array(#","stream":"#.utf8)
-    static let versionKey: [UInt8] = Array(#","version":"#.utf8)
-    static let typeKey: [UInt8] = Array(#","type":"#.utf8)
-    static let dataKey: [UInt8] = Array(#","data":"#.utf8)
-    static let commandIdKey: [UInt8] = Array(#","metadata":{"commandId":"#.utf8)
-    static let correlationIdKey: [UInt8] = Array(#","correlationId":"#.utf8)
-    static let causationIdKey: [UInt8] = Array(#","causationId":"#.utf8)
-    static let recordedAtKey: [UInt8] = Array(#"},"recordedAt":""#.utf8)
-    static let closing: [UInt8] = Array(#""}"#.utf8)
-}
-
 /// `Timestamp.rfc3339` (`YYYY-MM-DDTHH:MM:SS.mmmZ`) written as bytes without building strings.
 enum RFC3339Writer {
     static func write(millisecondsSinceEpoch: Int64, into output: inout [UInt8]) {
@@ -104,30 +97,34 @@ enum RFC3339Writer {
         }
         let millisecondOfDay = Int(millisecondsSinceEpoch.floorModulo(86_400_000))
         let second = millisecondOfDay / 1000
-        let year = date.year
-        twoDigits(year / 100, &output)
-        twoDigits(year % 100, &output)
-        output.append(UInt8(ascii: "-"))
-        twoDigits(date.month, &output)
-        output.append(UInt8(ascii: "-"))
-        twoDigits(date.day, &output)
-        output.append(UInt8(ascii: "T"))
-        twoDigits(second / 3600, &output)
-        output.append(UInt8(ascii: ":"))
-        twoDigits(second / 60 % 60, &output)
-        output.append(UInt8(ascii: ":"))
-        twoDigits(second % 60, &output)
-        output.append(UInt8(ascii: "."))
         let millisecond = millisecondOfDay % 1000
-        output.append(UInt8(ascii: "0") + UInt8(millisecond / 100))
-        twoDigits(millisecond % 100, &output)
-        output.append(UInt8(ascii: "Z"))
+        // Formed in 24 bytes on the stack, then appended at once.
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { bytes in
+            twoDigits(date.year / 100, bytes, 0)
+            twoDigits(date.year % 100, bytes, 2)
+            bytes[4] = UInt8(ascii: "-")
+            twoDigits(date.month, bytes, 5)
+            bytes[7] = UInt8(ascii: "-")
+            twoDigits(date.day, bytes, 8)
+            bytes[10] = UInt8(ascii: "T")
+            twoDigits(second / 3600, bytes, 11)
+            bytes[13] = UInt8(ascii: ":")
+            twoDigits(second / 60 % 60, bytes, 14)
+            bytes[16] = UInt8(ascii: ":")
+            twoDigits(second % 60, bytes, 17)
+            bytes[19] = UInt8(ascii: ".")
+            bytes[20] = UInt8(ascii: "0") + UInt8(millisecond / 100)
+            twoDigits(millisecond % 100, bytes, 21)
+            bytes[23] = UInt8(ascii: "Z")
+            output.append(contentsOf: UnsafeRawBufferPointer(bytes))
+        }
     }
 
-    /// `value` (0–99) in two digits.
-    private static func twoDigits(_ value: Int, _ output: inout [UInt8]) {
-        output.append(UInt8(ascii: "0") + UInt8(value / 10))
-        output.append(UInt8(ascii: "0") + UInt8(value % 10))
+    /// `value` (0–99) in two digits at `offset`.
+    private static func twoDigits(_ value: Int, _ bytes: UnsafeMutableRawBufferPointer, _ offset: Int) {
+        bytes[offset] = UInt8(ascii: "0") + UInt8(value / 10)
+        bytes[offset + 1] = UInt8(ascii: "0") + UInt8(value % 10)
     }
 }
 
