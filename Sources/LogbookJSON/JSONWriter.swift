@@ -118,21 +118,29 @@ public enum JSONWriter {
 
     /// Writes `integer` in decimal without building a `String`.
     public static func writeInteger(_ integer: Int, into output: inout [UInt8]) {
-        if integer == 0 {
-            output.append(UInt8(ascii: "0"))
-            return
-        }
-        if integer < 0 { output.append(UInt8(ascii: "-")) }
+        withDecimal(integer) { output.append(contentsOf: $0) }
+    }
+
+    /// The most bytes `withDecimal` hands over: a sign and 19 digits.
+    public static let maximumIntegerLength = 20
+
+    /// Calls `body` with `integer` in decimal (the sign included), formed on the stack.
+    @inline(__always)
+    public static func withDecimal<Result>(_ integer: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         var magnitude = integer.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits (24 bytes)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for a sign and 20 digits (24 bytes)
+        return withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = 24
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
-                count += 1
+            } while magnitude > 0
+            if integer < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
             }
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]))
+            return body(UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 }

@@ -2,15 +2,15 @@
 /// bytes a JSON string carries as they are and that need no UTF-8 check. Looks at eight
 /// bytes at a time (each test below is exact for "some byte of the word"), so the ids,
 /// names and types that fill most fields cost a few instructions per word.
-enum PlainASCII {
+public enum PlainASCII {
     /// True when every byte of `bytes` is plain.
-    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    public static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         end(of: bytes, from: 0) == bytes.count
     }
 
     /// The index of the first byte at or after `start` that is not plain (`bytes.count`
     /// when there is none).
-    static func end(of bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    public static func end(of bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
         if let base = bytes.baseAddress {
             let raw = UnsafeRawPointer(base)
