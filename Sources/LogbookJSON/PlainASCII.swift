@@ -5,7 +5,15 @@
 public enum PlainASCII {
     /// True when every byte of `bytes` is plain.
     public static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        end(of: bytes, from: 0) == bytes.count
+        guard let base = bytes.baseAddress, bytes.count >= 8 else { return bytes.allSatisfy(isPlain(byte:)) }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        while index + 8 < bytes.count {
+            guard isPlain(word: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) else { return false }
+            index += 8
+        }
+        // The last eight bytes, overlapping what was checked: no byte at a time.
+        return isPlain(word: raw.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
     }
 
     /// The index of the first byte at or after `start` that is not plain (`bytes.count`

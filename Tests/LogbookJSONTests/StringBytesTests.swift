@@ -24,7 +24,7 @@ struct StringBytesTests {
     @Test("writing a string from its bytes gives the bytes of writing it as a String, invalid UTF-8 repaired")
     func writeFromBytes() {
         var generator = SeededGenerator(seed: 31)
-        for _ in 0..<20_000 {
+        for _ in 0..<4_000 {
             let bytes = Self.randomBytes(&generator)
             var fromBytes: [UInt8] = [0x5B]
             bytes.withUnsafeBufferPointer { JSONWriter.writeString(utf8: $0, into: &fromBytes) }
@@ -41,7 +41,7 @@ struct StringBytesTests {
     func canonicalStrings() {
         var generator = SeededGenerator(seed: 32)
         var accepted = 0
-        for _ in 0..<20_000 {
+        for _ in 0..<4_000 {
             let inside = Self.randomBytes(&generator).filter { $0 != 0x22 && $0 != 0x5C }
             let quoted = [0x22] + inside + [0x22]
             let expected =
@@ -53,6 +53,6 @@ struct StringBytesTests {
             // Cut short, the string is never whole.
             #expect(!quoted.dropLast().withUnsafeBufferPointer { JSONCanonicalForm.isCanonical($0) })
         }
-        #expect(accepted > 1_000)
+        #expect(accepted > 200)
     }
 }
