@@ -171,7 +171,9 @@ final class PostgresRows {
 
     /// The value's text as borrowed bytes, valid as long as these rows are (empty for NULL).
     func bytes(_ row: Int, _ column: Int) -> UnsafeBufferPointer<UInt8> {
-        guard let value = PQgetvalue(result, Int32(row), Int32(column)) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        guard let value = PQgetvalue(result, Int32(row), Int32(column)) else {
+            return UnsafeBufferPointer(start: nil, count: 0)
+        }
         let length = Int(PQgetlength(result, Int32(row), Int32(column)))
         return UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: length)
     }
