@@ -285,12 +285,7 @@ public final class PostgresEventStore: EventStore {
     public func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
         -> [RecordedEvent]
     {
-        var events: [RecordedEvent] = []
-        try visitEvents(fromPosition: fromPosition, limit: limit, categories: categories) { event in
-            events.append(event.recordedEvent)
-            return true
-        }
-        return events
+        try visitedEvents(fromPosition: fromPosition, limit: limit, categories: categories)
     }
 
     /// Straight from the values of the result (one round trip, all of it in memory): no

@@ -61,6 +61,19 @@ extension EventStore {
             guard StoredEventBytes.withBytes(of: event, body) else { return }
         }
     }
+
+    /// Every event `visitEvents` hands out, copied: `read` for a store whose own
+    /// `visitEvents` reads its rows (one that keeps the default must not use it).
+    public func visitedEvents(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
+        -> [RecordedEvent]
+    {
+        var events: [RecordedEvent] = []
+        try visitEvents(fromPosition: fromPosition, limit: limit, categories: categories) { event in
+            events.append(event.recordedEvent)
+            return true
+        }
+        return events
+    }
 }
 
 extension EventStore {
