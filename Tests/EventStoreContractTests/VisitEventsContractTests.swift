@@ -26,8 +26,8 @@ struct VisitEventsContractTests {
     }
 
     /// Appends a log with awkward text in every field, in user, order, product and
-    /// uncategorised streams; with `largeEvents`, that many 60 KB payloads after them (so a
-    /// page of them is cut at the byte budget). Returns the head.
+    /// uncategorised streams; with `largeEvents`, that many 60 KB payloads after them, the
+    /// last of 250 KB (so pages of them are cut at `budget`). Returns the head.
     @discardableResult
     static func seed(_ store: any EventStore, largeEvents: Int = 0) throws -> Int64 {
         var requests: [AppendRequest] = []
@@ -46,8 +46,9 @@ struct VisitEventsContractTests {
                         commandId: "command-\(index)-\(text)", correlationId: text, causationId: "c\"\(index)"),
                     events: events, expectations: [:], dependencies: [], answer: nil))
         }
-        let blob = String(repeating: "x", count: 60_000)
         for index in 0..<largeEvents {
+            // The last one alone is over `budget`: a page holds it all the same.
+            let blob = String(repeating: "x", count: index == largeEvents - 1 ? 250_000 : 60_000)
             requests.append(
                 Requests.request(
                     "large-\(index)",
@@ -56,6 +57,9 @@ struct VisitEventsContractTests {
         _ = try store.append(requests)
         return try store.headPosition()
     }
+
+    /// The byte budget of the pages in `replyBytesEqual`: a few of its large events.
+    static let budget = 200_000
 
     /// The events `visitEvents` hands out (copied), stopping after `stopAfter` when given.
     static func visited(
@@ -98,8 +102,9 @@ struct VisitEventsContractTests {
         arguments: StoreKind.allCases)
     func replyBytesEqual(kind: StoreKind) throws {
         let store = try StoreHarness(kind).store
-        let head = try Self.seed(store, largeEvents: 90)  // 5.4 MB of payloads: more than one page
-        let reader = LogReader(store: store)
+        // 60 KB payloads against a budget of 200 KB: a page of them is cut after three.
+        let head = try Self.seed(store, largeEvents: 12)
+        let reader = LogReader(store: store, byteBudget: Self.budget)
         let requests = [
             LogReadRequest(from: 1, limit: 10_000), LogReadRequest(from: 2, limit: 3),
             LogReadRequest(from: 1, limit: 10_000, topics: [.users]),
@@ -109,7 +114,7 @@ struct VisitEventsContractTests {
         ]
         var cut = false
         for (index, request) in requests.enumerated() {
-            let expected = try ReadLogOracle.page(store, request)
+            let expected = try ReadLogOracle.page(store, request, byteBudget: Self.budget)
             cut = cut || (expected.events.count < 10_000 && expected.next <= expected.head && request.limit == 10_000)
             var output: [UInt8] = Array("stale bytes of an earlier page".utf8)
             for id in ["r-\(index)", "quote\"and\\é"] {
@@ -125,7 +130,7 @@ struct VisitEventsContractTests {
         var output: [UInt8] = []
         while next <= head {
             let request = LogReadRequest(from: next, limit: 10_000)
-            let expected = try ReadLogOracle.page(store, request)
+            let expected = try ReadLogOracle.page(store, request, byteBudget: Self.budget)
             try reader.writeReply(id: "page", reading: request, into: &output)
             #expect(output == LogReader.replyBytes(id: "page", expected))
             #expect(expected.next > next)
@@ -155,7 +160,8 @@ struct VisitEventsContractTests {
             LogReadRequest(from: 1, limit: 10_000), LogReadRequest(from: head + 1, limit: 1),
             LogReadRequest(from: 1, limit: 10_000, topics: [.users]),
         ] {
-            let expected = LogReader.replyBytes(id: "d", try ReadLogOracle.page(harness.store, request))
+            let expected = LogReader.replyBytes(
+                id: "d", try ReadLogOracle.page(harness.store, request, byteBudget: LogReader.pageByteBudget))
             try reader.writeReply(id: "d", reading: request, into: &output)
             #expect(output == expected)
             let reply = try JSONParser.parse(output).objectValue
@@ -173,14 +179,14 @@ struct VisitEventsContractTests {
 /// whose payload takes the page over the byte budget (never before the first), `next` past
 /// the head only when the page neither filled nor was cut.
 enum ReadLogOracle {
-    static func page(_ store: any EventStore, _ request: LogReadRequest) throws -> LogPage {
+    static func page(_ store: any EventStore, _ request: LogReadRequest, byteBudget: Int) throws -> LogPage {
         let head = try store.headPosition()
         var events = try store.read(fromPosition: request.from, limit: request.limit, categories: request.categories)
         let read = events.count
         var bytes = 0
         if let cut = events.firstIndex(where: { event in
             bytes += event.data.utf8.count + LogReader.envelopeOverhead
-            return bytes > LogReader.pageByteBudget
+            return bytes > byteBudget
         }) {
             events.removeSubrange(max(cut, 1)...)
         }

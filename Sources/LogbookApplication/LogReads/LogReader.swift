@@ -37,8 +37,13 @@ public struct LogPageBounds: Sendable, Equatable {
 public struct LogReader {
     private let store: any EventStore
 
-    public init(store: any EventStore) {
+    /// The most payload bytes (with `envelopeOverhead` each) one page of this reader carries.
+    public let byteBudget: Int
+
+    /// A reader whose pages stop at `byteBudget` (tests use a small one).
+    public init(store: any EventStore, byteBudget: Int = LogReader.pageByteBudget) {
         self.store = store
+        self.byteBudget = byteBudget
     }
 
     /// The most payload bytes one page carries (events are never split: a page holds at
@@ -62,7 +67,7 @@ public struct LogReader {
     /// Reads the page `request` asks for, handing each of its events to `body` in position
     /// order as borrowed bytes (a writer of replies copies them straight into its output,
     /// with no `RecordedEvent` or `String` made). The same page as `read(_:)`: at most
-    /// `limit` events, cut before the event that takes the page over `pageByteBudget`
+    /// `limit` events, cut before the event that takes the page over `byteBudget`
     /// (never before the first), `next` and `head` as documented above. A throw of `body`
     /// stops the read and comes out as `.body`.
     public func read<Failure: Error>(
@@ -79,7 +84,7 @@ public struct LogReader {
             try store.visitEvents(fromPosition: request.from, limit: request.limit, categories: request.categories) {
                 event in
                 bytes += event.data.count + Self.envelopeOverhead
-                if bytes > Self.pageByteBudget && count > 0 {
+                if bytes > byteBudget && count > 0 {
                     cut = true
                     return false
                 }
