@@ -24,14 +24,18 @@ struct StringBytesTests {
     @Test("writing a string from its bytes gives the bytes of writing it as a String, invalid UTF-8 repaired")
     func writeFromBytes() {
         var generator = SeededGenerator(seed: 31)
-        for _ in 0..<4_000 {
+        // Mismatches are gathered and checked once: thousands of expectations cost more
+        // than the checks themselves.
+        var mismatches: [[UInt8]] = []
+        for _ in 0..<1_000 {
             let bytes = Self.randomBytes(&generator)
             var fromBytes: [UInt8] = [0x5B]
             bytes.withUnsafeBufferPointer { JSONWriter.writeString(utf8: $0, into: &fromBytes) }
             var fromString: [UInt8] = [0x5B]
             JSONWriter.writeString(String(decoding: bytes, as: UTF8.self), into: &fromString)
-            #expect(fromBytes == fromString, "\(bytes)")
+            if fromBytes != fromString { mismatches.append(bytes) }
         }
+        #expect(mismatches.isEmpty)
         var empty: [UInt8] = []
         JSONWriter.writeString(utf8: UnsafeBufferPointer(start: nil, count: 0), into: &empty)
         #expect(empty == Array(#""""#.utf8))
@@ -41,18 +45,20 @@ struct StringBytesTests {
     func canonicalStrings() {
         var generator = SeededGenerator(seed: 32)
         var accepted = 0
-        for _ in 0..<4_000 {
+        var mismatches: [[UInt8]] = []
+        for _ in 0..<1_000 {
             let inside = Self.randomBytes(&generator).filter { $0 != 0x22 && $0 != 0x5C }
             let quoted = [0x22] + inside + [0x22]
             let expected =
                 inside.allSatisfy { $0 >= 0x20 }
                 && inside.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) != nil }
             let canonical = quoted.withUnsafeBufferPointer { JSONCanonicalForm.isCanonical($0) }
-            #expect(canonical == expected, "\(inside)")
-            if canonical { accepted += 1 }
             // Cut short, the string is never whole.
-            #expect(!quoted.dropLast().withUnsafeBufferPointer { JSONCanonicalForm.isCanonical($0) })
+            let cutShort = quoted.dropLast().withUnsafeBufferPointer { JSONCanonicalForm.isCanonical($0) }
+            if canonical != expected || cutShort { mismatches.append(inside) }
+            if canonical { accepted += 1 }
         }
-        #expect(accepted > 200)
+        #expect(mismatches.isEmpty)
+        #expect(accepted > 50)
     }
 }
