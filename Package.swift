@@ -154,8 +154,8 @@ let package = Package(
         .testTarget(
             name: "EventStoreContractTests",
             dependencies: [
-                "LogbookApplication", "LogbookMemory", "LogbookSQLite", "LogbookPostgres", "CSQLite",
-                "LogbookTestSupport",
+                "LogbookApplication", "LogbookJSON", "LogbookMemory", "LogbookSQLite", "LogbookPostgres",
+                "LogbookWire", "CSQLite", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(

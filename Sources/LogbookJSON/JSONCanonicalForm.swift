@@ -200,7 +200,9 @@ private struct Scanner {
     /// control characters, valid UTF-8.
     mutating func string() -> Bool {
         index += 1
-        while index < bytes.count {
+        while true {
+            index = PlainASCII.end(of: bytes, from: index)
+            guard index < bytes.count else { return false }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
@@ -209,13 +211,11 @@ private struct Scanner {
                 guard escape() else { return false }
             } else if byte < 0x20 {
                 return false
-            } else if byte < 0x80 {
-                index += 1
             } else {
+                // Past the plain run, what is left is the start of a multi-byte character.
                 guard utf8Sequence() else { return false }
             }
         }
-        return false
     }
 
     /// `\"`, `\\`, `\n`, `\r`, `\t`, or `\u00xx` (lower-case hex) for another control character.

@@ -50,18 +50,49 @@ public enum JSONWriter {
 
     /// Writes `text` as a JSON string. Runs of bytes that need no escape are copied at once.
     public static func writeString(_ text: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { bytes in
-            var runStart = 0
-            for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
-                appendEscape(of: byte, into: &output)
-                runStart = offset + 1
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
-        }
+        text.withUTF8 { writeEscaped($0, into: &output) }
+    }
+
+    /// Writes the text whose UTF-8 is `bytes` as a JSON string: the same bytes as
+    /// `writeString(String(decoding: bytes, as: UTF8.self))`.
+    public static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        writeStringContent(utf8: bytes, into: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes what goes between the quotes of `writeString(utf8:into:)`, for a caller whose
+    /// fixed text already holds them. Text of printable ASCII without quotes or backslashes
+    /// (ids, names, types) is checked a word at a time and copied at once; bytes that are
+    /// not UTF-8 are repaired, as `String(decoding:)` does.
+    public static func writeStringContent(utf8 bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        if PlainASCII.isPlain(bytes) {
+            output.append(contentsOf: bytes)
+        } else if UTF8Validation.isValid(bytes) {
+            writeEscapedContent(bytes, into: &output)
+        } else {
+            var repaired = String(decoding: bytes, as: UTF8.self)
+            repaired.withUTF8 { writeEscapedContent($0, into: &output) }
+        }
+    }
+
+    /// Valid UTF-8 as a quoted JSON string.
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        writeEscapedContent(bytes, into: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Valid UTF-8, escaped, without the quotes.
+    private static func writeEscapedContent(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        var runStart = 0
+        for (offset, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
+            appendEscape(of: byte, into: &output)
+            runStart = offset + 1
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
     }
 
     private static func appendEscape(of byte: UInt8, into output: inout [UInt8]) {
@@ -87,21 +118,29 @@ public enum JSONWriter {
 
     /// Writes `integer` in decimal without building a `String`.
     public static func writeInteger(_ integer: Int, into output: inout [UInt8]) {
-        if integer == 0 {
-            output.append(UInt8(ascii: "0"))
-            return
-        }
-        if integer < 0 { output.append(UInt8(ascii: "-")) }
+        withDecimal(integer) { output.append(contentsOf: $0) }
+    }
+
+    /// The most bytes `withDecimal` hands over: a sign and 19 digits.
+    public static let maximumIntegerLength = 20
+
+    /// Calls `body` with `integer` in decimal (the sign included), formed on the stack.
+    @inline(__always)
+    public static func withDecimal<Result>(_ integer: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         var magnitude = integer.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits (24 bytes)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for a sign and 20 digits (24 bytes)
+        return withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = 24
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
-                count += 1
+            } while magnitude > 0
+            if integer < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
             }
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]))
+            return body(UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 }

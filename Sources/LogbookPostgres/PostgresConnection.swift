@@ -167,12 +167,15 @@ final class PostgresRows {
     func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(result, Int32(row), Int32(column)) == 1 }
 
     /// The value as UTF-8 text ("" for NULL).
-    func string(_ row: Int, _ column: Int) -> String {
-        guard let value = PQgetvalue(result, Int32(row), Int32(column)) else { return "" }
-        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
-        return value.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+    func string(_ row: Int, _ column: Int) -> String { String(decoding: bytes(row, column), as: UTF8.self) }
+
+    /// The value's text as borrowed bytes, valid as long as these rows are (empty for NULL).
+    func bytes(_ row: Int, _ column: Int) -> UnsafeBufferPointer<UInt8> {
+        guard let value = PQgetvalue(result, Int32(row), Int32(column)) else {
+            return UnsafeBufferPointer(start: nil, count: 0)
         }
+        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+        return UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: length)
     }
 
     func optionalString(_ row: Int, _ column: Int) -> String? { isNull(row, column) ? nil : string(row, column) }

@@ -75,7 +75,7 @@ public final class PostgresEventStore: EventStore {
     /// Runs `body` on the connection, connecting first when there is none or the server
     /// dropped it; libpq's errors and unreadable events become `EventStoreError`s.
     private func withConnection<T: Sendable>(
-        _ body: @Sendable (PostgresConnection) throws -> T
+        _ body: (PostgresConnection) throws -> T
     ) throws(EventStoreError) -> T {
         let result: Result<T, any Error> = connection.withLock { slot in
             if slot == nil || slot?.isBroken == true {
@@ -201,26 +201,46 @@ public final class PostgresEventStore: EventStore {
     {
         var events: [RecordedEvent] = []
         events.reserveCapacity(rows.count)
-        for row in 0..<rows.count where !rows.isNull(row, first) {
-            let position = rows.int64(row, first)
-            let type = rows.string(row, first + 4)
-            let data: String
-            do {
-                data = try evolution.upcast(
-                    type: type, version: Int(rows.int64(row, first + 10)), data: rows.string(row, first + 5))
-            } catch {
-                throw UnreadableEvent(position: position, cause: error)
-            }
-            events.append(
-                RecordedEvent(
-                    position: position, eventId: rows.string(row, first + 1), stream: rows.string(row, first + 2),
-                    version: Int(rows.int64(row, first + 3)), type: type, data: data,
-                    metadata: EventMetadata(
-                        commandId: rows.string(row, first + 6), correlationId: rows.string(row, first + 7),
-                        causationId: rows.string(row, first + 8)),
-                    recordedAt: rows.int64(row, first + 9)))
+        try visitRows(rows, from: first, evolution) { event in
+            events.append(event.recordedEvent)
+            return true
         }
         return events
+    }
+
+    /// Hands each event of `rows` (from column `first` on, rows whose column `first` is NULL
+    /// skipped) to `body` as borrowed bytes of its values, in its type's current shape,
+    /// until the rows end or `body` answers false. Only a payload of an older version is
+    /// copied (to be upcast).
+    private static func visitRows(
+        _ rows: PostgresRows, from first: Int, _ evolution: EventEvolution, _ body: (StoredEventBytes) -> Bool
+    ) throws {
+        for row in 0..<rows.count where !rows.isNull(row, first) {
+            let position = rows.int64(row, first)
+            let type = rows.bytes(row, first + 4)
+            let version = Int(rows.int64(row, first + 10))
+            func event(data: UnsafeBufferPointer<UInt8>) -> StoredEventBytes {
+                StoredEventBytes(
+                    position: position, eventId: rows.bytes(row, first + 1), stream: rows.bytes(row, first + 2),
+                    version: Int(rows.int64(row, first + 3)), type: type, data: data,
+                    commandId: rows.bytes(row, first + 6), correlationId: rows.bytes(row, first + 7),
+                    causationId: rows.bytes(row, first + 8), recordedAt: rows.int64(row, first + 9))
+            }
+            let more: Bool
+            if evolution.isCurrent(type: type, version: version) {
+                more = body(event(data: rows.bytes(row, first + 5)))
+            } else {
+                var data: String
+                do {
+                    data = try evolution.upcast(
+                        type: StoredEventBytes.text(type), version: version, data: rows.string(row, first + 5))
+                } catch {
+                    throw UnreadableEvent(position: position, cause: error)
+                }
+                more = data.withUTF8 { body(event(data: $0)) }
+            }
+            guard more else { return }
+        }
     }
 
     private static func commandRecord(_ commandId: String, _ db: PostgresConnection, _ evolution: EventEvolution)
@@ -265,20 +285,28 @@ public final class PostgresEventStore: EventStore {
     public func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
         -> [RecordedEvent]
     {
+        try visitedEvents(fromPosition: fromPosition, limit: limit, categories: categories)
+    }
+
+    /// Straight from the values of the result (one round trip, all of it in memory): no
+    /// `String` is made for a text field.
+    public func visitEvents(
+        fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
+    ) throws(EventStoreError) {
         try withConnection { [evolution] db in
             let limit = String(max(limit, 0))
-            guard let categories else {
-                return try Self.events(
-                    db.query(
-                        "SELECT \(Self.columns) FROM events WHERE position >= $1::bigint ORDER BY position "
-                            + "LIMIT $2::bigint",
-                        [String(fromPosition), limit]), evolution)
-            }
-            return try Self.events(
-                db.query(
+            let rows: PostgresRows
+            if let categories {
+                rows = try db.query(
                     "SELECT \(Self.columns) FROM events WHERE position >= $1::bigint AND category = ANY ($2::text[]) "
                         + "ORDER BY position LIMIT $3::bigint",
-                    [String(fromPosition), PostgresParameters.textArray(categories.sorted()), limit]), evolution)
+                    [String(fromPosition), PostgresParameters.textArray(categories.sorted()), limit])
+            } else {
+                rows = try db.query(
+                    "SELECT \(Self.columns) FROM events WHERE position >= $1::bigint ORDER BY position LIMIT $2::bigint",
+                    [String(fromPosition), limit])
+            }
+            try Self.visitRows(rows, from: 0, evolution, body)
         }
     }
 

@@ -155,14 +155,14 @@ public final class SQLiteEventStore: EventStore {
 
     /// Runs `body` on the connection; SQLite's errors and unreadable events become `EventStoreError`s.
     private func withConnection<T: Sendable>(
-        _ body: @Sendable (SQLiteConnection) throws -> T
+        _ body: (SQLiteConnection) throws -> T
     ) throws(EventStoreError) -> T {
         try withSession { session in try body(session.db) }
     }
 
     /// Runs `body` on the session; errors as in `withConnection`.
     private func withSession<T: Sendable>(
-        _ body: @Sendable (Session) throws -> T
+        _ body: (Session) throws -> T
     ) throws(EventStoreError) -> T {
         let result: Result<T, any Error> = session.withLock { session in
             do { return .success(try body(session)) } catch { return .failure(error) }
@@ -226,25 +226,51 @@ public final class SQLiteEventStore: EventStore {
         let statement = try db.statement(sql)
         try bind(statement)
         var events: [RecordedEvent] = []
-        while try statement.step() {
-            let position = statement.int64(0)
-            let type = statement.string(4)
-            let data: String
-            do {
-                data = try evolution.upcast(type: type, version: Int(statement.int64(10)), data: statement.string(5))
-            } catch {
-                throw UnreadableEvent(position: position, cause: error)
-            }
-            events.append(
-                RecordedEvent(
-                    position: position, eventId: statement.string(1), stream: statement.string(2),
-                    version: Int(statement.int64(3)), type: type, data: data,
-                    metadata: EventMetadata(
-                        commandId: statement.string(6), correlationId: statement.string(7),
-                        causationId: statement.string(8)),
-                    recordedAt: statement.int64(9)))
+        try visitRows(of: statement, evolution) { event in
+            events.append(event.recordedEvent)
+            return true
         }
         return events
+    }
+
+    /// Steps `statement` (bound, selecting `columns`), handing each row to `body` as borrowed
+    /// bytes of its columns, in its type's current shape, until the rows end or `body`
+    /// answers false; then resets it, so that it holds no read transaction. Only a payload
+    /// of an older version is copied (to be upcast).
+    private static func visitRows(
+        of statement: SQLiteStatement, _ evolution: EventEvolution, _ body: (StoredEventBytes) -> Bool
+    ) throws {
+        defer { statement.reset() }
+        while try statement.step() {
+            let position = statement.int64(0)
+            let type = statement.bytes(4)
+            let version = Int(statement.int64(10))
+            let more: Bool
+            if evolution.isCurrent(type: type, version: version) {
+                more = body(row(statement, position: position, type: type, data: statement.bytes(5)))
+            } else {
+                var data: String
+                do {
+                    data = try evolution.upcast(
+                        type: StoredEventBytes.text(type), version: version, data: statement.string(5))
+                } catch {
+                    throw UnreadableEvent(position: position, cause: error)
+                }
+                more = data.withUTF8 { data in body(row(statement, position: position, type: type, data: data)) }
+            }
+            guard more else { return }
+        }
+    }
+
+    /// The current row of `statement`, with its payload `data`.
+    private static func row(
+        _ statement: SQLiteStatement, position: Int64, type: UnsafeBufferPointer<UInt8>,
+        data: UnsafeBufferPointer<UInt8>
+    ) -> StoredEventBytes {
+        StoredEventBytes(
+            position: position, eventId: statement.bytes(1), stream: statement.bytes(2),
+            version: Int(statement.int64(3)), type: type, data: data, commandId: statement.bytes(6),
+            correlationId: statement.bytes(7), causationId: statement.bytes(8), recordedAt: statement.int64(9))
     }
 
     static func commandRecord(_ commandId: String, _ db: SQLiteConnection, _ evolution: EventEvolution) throws
@@ -304,24 +330,33 @@ public final class SQLiteEventStore: EventStore {
     public func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
         -> [RecordedEvent]
     {
+        try visitedEvents(fromPosition: fromPosition, limit: limit, categories: categories)
+    }
+
+    /// Straight from the columns of one statement kept prepared on the connection: no
+    /// `String` is made for any field (except the type's name and the payload of an event
+    /// written under an older version, to upcast it).
+    public func visitEvents(
+        fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
+    ) throws(EventStoreError) {
         try withConnection { [evolution] db in
             let limit = Int64(max(limit, 0))
-            guard let categories else {
-                return try Self.events(Self.eventsFrom, db, evolution) { statement throws(SQLiteError) in
-                    try statement.bind(1, fromPosition)
-                    try statement.bind(2, limit)
-                }
-            }
-            let sorted = categories.sorted()
-            let placeholders = Array(repeating: "?", count: sorted.count).joined(separator: ", ")
-            let sql =
-                "SELECT \(Self.columns) FROM events WHERE position >= ? AND category IN (\(placeholders)) "
-                + "ORDER BY position LIMIT ?"
-            return try Self.events(sql, db, evolution) { statement throws(SQLiteError) in
+            let statement: SQLiteStatement
+            if let categories {
+                let sorted = categories.sorted()
+                let placeholders = Array(repeating: "?", count: sorted.count).joined(separator: ", ")
+                statement = try db.statement(
+                    "SELECT \(Self.columns) FROM events WHERE position >= ? AND category IN (\(placeholders)) "
+                        + "ORDER BY position LIMIT ?")
                 try statement.bind(1, fromPosition)
                 for (offset, category) in sorted.enumerated() { try statement.bind(Int32(offset + 2), category) }
                 try statement.bind(Int32(sorted.count + 2), limit)
+            } else {
+                statement = try db.statement(Self.eventsFrom)
+                try statement.bind(1, fromPosition)
+                try statement.bind(2, limit)
             }
+            try Self.visitRows(of: statement, evolution, body)
         }
     }
 

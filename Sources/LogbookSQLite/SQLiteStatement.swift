@@ -99,9 +99,12 @@ final class SQLiteStatement {
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
 
-    func string(_ column: Int32) -> String {
-        guard let text = sqlite3_column_text(raw, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(raw, column))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    /// The column's text as borrowed UTF-8 bytes, valid until the next `step` or `reset`
+    /// (empty for NULL).
+    func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
+        let text = sqlite3_column_text(raw, column)
+        return UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_column_bytes(raw, column)))
     }
+
+    func string(_ column: Int32) -> String { String(decoding: bytes(column), as: UTF8.self) }
 }

@@ -17,6 +17,12 @@ extension ForwardingEventStore {
         try inner.read(fromPosition: fromPosition, limit: limit, categories: categories)
     }
 
+    public func visitEvents(
+        fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
+    ) throws(EventStoreError) {
+        try inner.visitEvents(fromPosition: fromPosition, limit: limit, categories: categories, body)
+    }
+
     public func headPosition() throws(EventStoreError) -> Int64 { try inner.headPosition() }
 
     public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {

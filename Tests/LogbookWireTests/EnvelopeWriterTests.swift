@@ -53,6 +53,37 @@ struct EnvelopeWriterTests {
         }
     }
 
+    @Test("plain fields, canonical payloads and extreme numbers (written in one reservation) give the same bytes")
+    func plainEnvelopes() throws {
+        var generator = SeededGenerator(seed: 2027)
+        let plain = Array("abcXYZ019-_:. ~/{}[]@#$%^&*()+=|<>?!`'".utf8)
+        func text() -> String {
+            String(
+                decoding: (0..<Int.random(in: 0...40, using: &generator)).map { _ in generator.pick(plain) },
+                as: UTF8.self)
+        }
+        let integers: [Int64] = [0, 1, -1, 9, 10, .max, .min, .max - 1, .min + 1, 1_000_000, -999]
+        var output: [UInt8] = Array("earlier bytes".utf8)
+        for round in 0..<1_000 {
+            let event = RecordedEvent(
+                position: generator.chance(30)
+                    ? generator.pick(integers) : Int64.random(in: .min ... .max, using: &generator),
+                eventId: text(), stream: text(),
+                version: Int(
+                    generator.chance(30) ? generator.pick(integers) : Int64.random(in: .min ... .max, using: &generator)
+                ),
+                type: text(), data: JSONWriter.string(.object(RandomJSON.object(&generator, depth: 2))),
+                metadata: EventMetadata(commandId: text(), correlationId: text(), causationId: text()),
+                recordedAt: Int64.random(in: -62_167_219_200_000...253_402_300_799_999, using: &generator))
+            Self.expectSame(event)
+            // Appended after other bytes, into a buffer that grows now and then.
+            let before = output
+            try? EnvelopeWriter.write(event, into: &output)
+            #expect(output == before + (try EnvelopeWriter.bytes(event)), "round \(round)")
+            if output.count > 8_000 { output.removeAll(keepingCapacity: round % 2 == 0) }
+        }
+    }
+
     @Test("payloads in another form are written again; payloads that are not JSON are refused alike")
     func otherPayloads() {
         var generator = SeededGenerator(seed: 99)

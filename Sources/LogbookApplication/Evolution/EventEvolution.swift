@@ -35,6 +35,14 @@ public struct EventEvolution: Sendable {
         steps.isEmpty ? 1 : (steps[type]?.count ?? 0) + 1
     }
 
+    /// True when a payload of the type named by the UTF-8 `type`, written under `version`,
+    /// is in the current shape, so `upcast` would hand it back untouched. With no upcasters
+    /// (today's history) no `String` is made for the name.
+    public func isCurrent(type: UnsafeBufferPointer<UInt8>, version: Int) -> Bool {
+        if steps.isEmpty { return version == 1 }
+        return version == currentVersion(of: String(decoding: type, as: UTF8.self))
+    }
+
     /// `data`, written under `version` of `type`, in the current shape: unchanged when it
     /// is current, else parsed and passed through each later step in order.
     /// - Throws: when `version` is newer than this build knows (a newer Logbook wrote it),

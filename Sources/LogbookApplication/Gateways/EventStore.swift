@@ -24,6 +24,15 @@ public protocol EventStore: Sendable {
     /// only those of `categories` when it is given.
     func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError) -> [RecordedEvent]
 
+    /// The events `read(fromPosition:limit:categories:)` returns, handed to `body` one at a
+    /// time in position order as borrowed bytes (valid only during that call), so a reader
+    /// that writes them out builds no `RecordedEvent` and no `String`s. `body` answers false
+    /// to stop early. A throw may come after `body` has seen some events. The default reads
+    /// the page with `read` and lends each event's strings; SQLite reads its rows' columns.
+    func visitEvents(
+        fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
+    ) throws(EventStoreError)
+
     /// The position of the last committed event, 0 for an empty log.
     func headPosition() throws(EventStoreError) -> Int64
 
@@ -41,6 +50,29 @@ extension EventStore {
         var found: [String: [RecordedEvent]] = [:]
         for stream in streams { found[stream] = try readWholeStream(stream) }
         return found
+    }
+}
+
+extension EventStore {
+    public func visitEvents(
+        fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
+    ) throws(EventStoreError) {
+        for event in try read(fromPosition: fromPosition, limit: limit, categories: categories) {
+            guard StoredEventBytes.withBytes(of: event, body) else { return }
+        }
+    }
+
+    /// Every event `visitEvents` hands out, copied: `read` for a store whose own
+    /// `visitEvents` reads its rows (one that keeps the default must not use it).
+    public func visitedEvents(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
+        -> [RecordedEvent]
+    {
+        var events: [RecordedEvent] = []
+        try visitEvents(fromPosition: fromPosition, limit: limit, categories: categories) { event in
+            events.append(event.recordedEvent)
+            return true
+        }
+        return events
     }
 }
 

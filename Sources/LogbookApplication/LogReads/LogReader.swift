@@ -15,6 +15,20 @@ public struct LogPage: Sendable, Equatable {
     }
 }
 
+/// Where a page read event by event ended: how many events it handed out, and its `next`
+/// and `head` (as in `LogPage`).
+public struct LogPageBounds: Sendable, Equatable {
+    public var count: Int
+    public var next: Int64
+    public var head: Int64
+
+    public init(count: Int, next: Int64, head: Int64) {
+        self.count = count
+        self.next = next
+        self.head = head
+    }
+}
+
 /// The log-read use case behind `ReadLog` (replay and catch-up). It promises that `next`
 /// never skips an event: the head is read before the events, so a page that stopped
 /// short of `limit` without being cut by the byte budget means every event of the topics
@@ -23,33 +37,75 @@ public struct LogPage: Sendable, Equatable {
 public struct LogReader {
     private let store: any EventStore
 
-    public init(store: any EventStore) {
+    /// The most payload bytes (with `envelopeOverhead` each) one page of this reader carries.
+    public let byteBudget: Int
+
+    /// A reader whose pages stop at `byteBudget` (tests use a small one).
+    public init(store: any EventStore, byteBudget: Int = LogReader.pageByteBudget) {
         self.store = store
+        self.byteBudget = byteBudget
     }
 
     /// The most payload bytes one page carries (events are never split: a page holds at
     /// least one event). Keeps a page of large events far below the socket's size limit.
     public static let pageByteBudget = 4 << 20
 
+    /// The page `request` asks for, its events as `RecordedEvent`s.
     public func read(_ request: LogReadRequest) throws(ServiceError) -> LogPage {
+        var events: [RecordedEvent] = []
         do {
-            let head = try store.headPosition()
-            var events = try store.read(
-                fromPosition: request.from, limit: request.limit, categories: request.categories)
-            let read = events.count
-            var bytes = 0
-            if let cut = events.firstIndex(where: { event in
-                bytes += event.data.utf8.count + Self.envelopeOverhead
-                return bytes > Self.pageByteBudget
-            }) {
-                events.removeSubrange(max(cut, 1)...)
-            }
-            var next = (events.last?.position).map { $0 + 1 } ?? request.from
-            if read < request.limit && events.count == read { next = max(next, head + 1) }
-            return LogPage(events: events, next: next, head: head)
+            let bounds = try read(request) { event in events.append(event.recordedEvent) }
+            return LogPage(events: events, next: bounds.next, head: bounds.head)
         } catch {
-            throw ServiceError(error)
+            switch error {
+            case .store(let error): throw ServiceError(error)
+            case .body(let never): switch never {}
+            }
         }
+    }
+
+    /// Reads the page `request` asks for, handing each of its events to `body` in position
+    /// order as borrowed bytes (a writer of replies copies them straight into its output,
+    /// with no `RecordedEvent` or `String` made). The same page as `read(_:)`: at most
+    /// `limit` events, cut before the event that takes the page over `byteBudget`
+    /// (never before the first), `next` and `head` as documented above. A throw of `body`
+    /// stops the read and comes out as `.body`.
+    public func read<Failure: Error>(
+        _ request: LogReadRequest, visiting body: (StoredEventBytes) throws(Failure) -> Void
+    ) throws(PagedReadError<Failure>) -> LogPageBounds {
+        var count = 0
+        var bytes = 0
+        var last: Int64?
+        var cut = false
+        var failure: Failure?
+        let head: Int64
+        do {
+            head = try store.headPosition()
+            try store.visitEvents(fromPosition: request.from, limit: request.limit, categories: request.categories) {
+                event in
+                bytes += event.data.count + Self.envelopeOverhead
+                if bytes > byteBudget && count > 0 {
+                    cut = true
+                    return false
+                }
+                do throws(Failure) {
+                    try body(event)
+                } catch {
+                    failure = error
+                    return false
+                }
+                count += 1
+                last = event.position
+                return true
+            }
+        } catch {
+            throw .store(error)
+        }
+        if let failure { throw .body(failure) }
+        var next = last.map { $0 + 1 } ?? request.from
+        // Every event of the topics up to the head was seen: the page neither filled nor was cut.
+        if count < request.limit && !cut { next = max(next, head + 1) }
+        return LogPageBounds(count: count, next: next, head: head)
     }
 
     /// Roughly what an envelope adds to its `data`, for the page budget.

@@ -27,6 +27,23 @@ struct RetriedReads: EventStore {
         }
     }
 
+    /// Tried again only when it failed before handing out any event: what `body` has seen
+    /// cannot be taken back.
+    func visitEvents(
+        fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
+    ) throws(EventStoreError) {
+        var visited = false
+        do {
+            try inner.visitEvents(fromPosition: fromPosition, limit: limit, categories: categories) { event in
+                visited = true
+                return body(event)
+            }
+        } catch {
+            guard case .unavailable = error, !visited else { throw error }
+            try inner.visitEvents(fromPosition: fromPosition, limit: limit, categories: categories, body)
+        }
+    }
+
     func headPosition() throws(EventStoreError) -> Int64 {
         try twice { () throws(EventStoreError) in try inner.headPosition() }
     }

@@ -100,8 +100,8 @@ struct LogReadLoop: ~Copyable {
         }
     }
 
-    /// Writes the reply document into `output`: a page written straight as bytes
-    /// (`LogReader.writeReply`), or a failure.
+    /// Writes the reply document into `output`: a page written straight from the store's
+    /// rows as bytes (`LogReader.writeReply(id:reading:into:)`), or a failure.
     private func answer(_ routed: RoutedRequest, into output: inout [UInt8]) {
         let request: WireRequest
         do {
@@ -123,7 +123,7 @@ struct LogReadLoop: ~Copyable {
             return
         }
         do {
-            LogReader.writeReply(id: request.id, try reader.read(LogReadRequest(wire: request)), into: &output)
+            try reader.writeReply(id: request.id, reading: LogReadRequest(wire: request), into: &output)
         } catch {
             if let detail = error.serverDetail {
                 diagnostics.warning("log read failed: the event log cannot be read", ["error": detail])

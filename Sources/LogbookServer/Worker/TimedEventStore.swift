@@ -20,6 +20,12 @@ struct TimedEventStore: EventStore {
         try store.read(fromPosition: fromPosition, limit: limit, categories: categories)
     }
 
+    func visitEvents(
+        fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
+    ) throws(EventStoreError) {
+        try store.visitEvents(fromPosition: fromPosition, limit: limit, categories: categories, body)
+    }
+
     func headPosition() throws(EventStoreError) -> Int64 { try store.headPosition() }
 
     func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {

@@ -31,23 +31,62 @@ extension LogReader {
     public static func writeReply(id: String, _ page: LogPage, into output: inout [UInt8]) {
         output.removeAll(keepingCapacity: true)
         output.reserveCapacity(page.events.reduce(64) { $0 + $1.data.utf8.count + envelopeOverhead })
-        output.append(contentsOf: #"{"id":"#.utf8)
-        JSONWriter.writeString(id, into: &output)
-        output.append(contentsOf: #","ok":true,"events":["#.utf8)
+        writeReplyHead(id: id, into: &output)
         for (index, event) in page.events.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             do {
                 try EnvelopeWriter.write(event, into: &output)
             } catch {
-                output.removeAll(keepingCapacity: true)
-                JSONWriter.write(WireEncoding.failure(id: id, .unreadable(error)), into: &output)
-                return
+                return writeUnreadable(id: id, error, into: &output)
             }
         }
+        writeReplyTail(next: page.next, head: page.head, into: &output)
+    }
+
+    /// Reads the page `request` asks for and writes its reply into `output` (replacing its
+    /// contents) straight from the store's rows, with no `RecordedEvent` or `String` per
+    /// event: the same bytes as `writeReply(id:read(request),into:)`, an unreadable payload
+    /// included. Throws, leaving `output` unspecified, when the store cannot be read.
+    public func writeReply(id: String, reading request: LogReadRequest, into output: inout [UInt8])
+        throws(ServiceError)
+    {
+        output.removeAll(keepingCapacity: true)
+        Self.writeReplyHead(id: id, into: &output)
+        var written = 0
+        do {
+            let bounds = try read(request) { (event) throws(EventDecodingError) in
+                if written > 0 { output.append(UInt8(ascii: ",")) }
+                try EnvelopeWriter.write(event, into: &output)
+                written += 1
+            }
+            Self.writeReplyTail(next: bounds.next, head: bounds.head, into: &output)
+        } catch {
+            switch error {
+            case .store(let error): throw ServiceError(error)
+            case .body(let unreadable): Self.writeUnreadable(id: id, unreadable, into: &output)
+            }
+        }
+    }
+
+    /// `{"id":…,"ok":true,"events":[`
+    private static func writeReplyHead(id: String, into output: inout [UInt8]) {
+        output.append(contentsOf: #"{"id":"#.utf8)
+        JSONWriter.writeString(id, into: &output)
+        output.append(contentsOf: #","ok":true,"events":["#.utf8)
+    }
+
+    /// `],"next":…,"head":…}`
+    private static func writeReplyTail(next: Int64, head: Int64, into output: inout [UInt8]) {
         output.append(contentsOf: #"],"next":"#.utf8)
-        JSONWriter.writeInteger(Int(page.next), into: &output)
+        JSONWriter.writeInteger(Int(next), into: &output)
         output.append(contentsOf: #","head":"#.utf8)
-        JSONWriter.writeInteger(Int(page.head), into: &output)
+        JSONWriter.writeInteger(Int(head), into: &output)
         output.append(UInt8(ascii: "}"))
+    }
+
+    /// Replaces what was written with the failure a page holding an unreadable event gets.
+    private static func writeUnreadable(id: String, _ error: EventDecodingError, into output: inout [UInt8]) {
+        output.removeAll(keepingCapacity: true)
+        JSONWriter.write(WireEncoding.failure(id: id, .unreadable(error)), into: &output)
     }
 }
