@@ -51,8 +51,18 @@ struct SQLiteCheckpointSchedule {
         return .askInBackground
     }
 
-    /// After a background pass: the first `frames` frames of the WAL are in the file.
+    /// After a background pass: the first `frames` frames of the WAL are in the file. Kept
+    /// even when that is all of them: a commit that began before the pass ended keeps the WAL
+    /// from starting over, and the writer then copies what that commit added. The cost: a
+    /// WAL that did start over, whose first commit is about as long as this count (a
+    /// thousand frames or more), looks nearly copied, and the writer checkpoints in that
+    /// commit once more than needed (time only; the WAL stays bounded).
     mutating func copiedInBackground(through frames: Int32) {
         copiedInBackground = frames
+    }
+
+    /// The writer checkpointed in its commit (the backstop): nothing is left to finish.
+    mutating func checkpointedByWriter() {
+        copiedInBackground = 0
     }
 }

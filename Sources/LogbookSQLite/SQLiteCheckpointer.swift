@@ -46,6 +46,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         defer { condition.unlock() }
         let step = schedule.step(walPages: pages)
         let checkpointHere = step == .finishHere || pages >= Self.backstopPages
+        if pages >= Self.backstopPages { schedule.checkpointedByWriter() }
         guard !stopping, step == .askInBackground else { return checkpointHere }
         requested = true
         if !running {
@@ -58,8 +59,22 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         return checkpointHere
     }
 
+    /// After the writer's own checkpoint in its commit (the few frames left, or the
+    /// backstop), on the writer's thread: counts it as a failure when it failed for another
+    /// reason than a busy file.
+    func writerCheckpointed(result: Int32) {
+        guard Self.failed(result) else { return }
+        condition.lock()
+        failures += 1
+        condition.unlock()
+    }
+
+    private static func failed(_ result: Int32) -> Bool {
+        result != SQLITE_OK && result & 0xFF != SQLITE_BUSY && result & 0xFF != SQLITE_LOCKED
+    }
+
     /// Checkpoints that ran, and those that failed for another reason than a busy file (the
-    /// backstop covers them).
+    /// backstop covers them), the writer's own included.
     var counts: (checkpoints: Int, failures: Int) {
         condition.lock()
         defer { condition.unlock() }
@@ -89,7 +104,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         }
         while waitForRequest() {
             let result = isWAL ? connection.map(catchUp) ?? SQLITE_CANTOPEN : SQLITE_CANTOPEN
-            let failed = result != SQLITE_OK && result & 0xFF != SQLITE_BUSY && result & 0xFF != SQLITE_LOCKED
+            let failed = Self.failed(result)
             condition.lock()
             if result == SQLITE_OK { checkpoints += 1 }
             if failed { failures += 1 }

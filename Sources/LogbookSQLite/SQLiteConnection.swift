@@ -113,7 +113,8 @@ final class SQLiteConnection {
                 guard let context, let db else { return SQLITE_OK }
                 let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue()
                 if checkpointer.walGrew(toPages: pages) {
-                    _ = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                    checkpointer.writerCheckpointed(
+                        result: sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil))
                 }
                 return SQLITE_OK
             }, Unmanaged.passUnretained(checkpointer).toOpaque())

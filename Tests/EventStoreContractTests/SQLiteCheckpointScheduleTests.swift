@@ -33,10 +33,18 @@ struct SQLiteCheckpointScheduleTests {
         commit(1_400)
         schedule.copiedInBackground(through: 1_390)
         commit(1_420)  // finished here
+        // The writer's own checkpoint at the backstop: nothing is left to finish after it.
+        commit(2_500)  // asked
+        commit(15_000)  // asked
+        schedule.copiedInBackground(through: 15_950)
+        commit(16_000)  // 50 left: finished here (and the backstop: the caller checkpoints either way)
+        schedule.checkpointedByWriter()
+        commit(16_040)  // asked, not "finish here" again on the count from before the writer's checkpoint
         #expect(
             steps.filter { $0.1 != .nothing }.map { "\($0.0) \($0.1)" } == [
                 "1000 askInBackground", "2000 askInBackground", "2050 finishHere", "1000 askInBackground",
-                "1420 finishHere",
+                "1420 finishHere", "2500 askInBackground", "15000 askInBackground", "16000 finishHere",
+                "16040 askInBackground",
             ])
     }
 

@@ -98,7 +98,10 @@ struct QueryLoop: ~Copyable {
                 metrics.update { $0.parked = parked.count }
             } catch {
                 if error.isTerminated { return }
-                // A socket error other than shutdown concerns one message; keep serving.
+                // A socket error other than shutdown concerns one message; keep serving. The
+                // queries parked this turn are counted all the same, or the projection thread
+                // would not wake this one for them.
+                _ = state.queriesParked(parked.count)
                 diagnostics.error("query loop: socket error", ["error": error.description])
             }
         }
