@@ -108,6 +108,22 @@ public struct LogReader {
         return LogPageBounds(count: count, next: next, head: head)
     }
 
+    /// The log's last position now.
+    public func headPosition() throws(ServiceError) -> Int64 {
+        do {
+            return try store.headPosition()
+        } catch {
+            throw ServiceError(error)
+        }
+    }
+
     /// Roughly what an envelope adds to its `data`, for the page budget.
     public static let envelopeOverhead = 300
+}
+
+extension LogPageBounds {
+    /// The page stopped at its `limit` or its byte budget with more of the log after it: its
+    /// events do not depend on when it was read (the log only grows past `head`), so the
+    /// same read later returns the same events and `next`, with a newer `head`.
+    public var stoppedBeforeHead: Bool { next <= head }
 }

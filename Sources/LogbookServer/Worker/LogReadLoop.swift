@@ -67,6 +67,9 @@ struct LogReadLoop: ~Copyable {
     func run() {
         // One buffer for every page: a page is megabytes, and fresh memory costs page faults.
         var buffer: [UInt8] = []
+        // The page written ahead (`PageAhead`), and the bytes it keeps for the next one.
+        var ahead: PageAhead?
+        var spare: [UInt8] = []
         var outbox = ReplyOutbox()
         while true {
             do {
@@ -86,11 +89,20 @@ struct LogReadLoop: ~Copyable {
                     diagnostics.debug("log read dropped: the client is not reading its replies")
                     continue
                 }
-                answer(request, into: &buffer)
+                let following = answer(request, ahead: &ahead, spare: &spare, into: &buffer)
                 switch try outbox.send(request.reply(buffer), on: router) {
-                case .sent, .kept: break
-                case .gone: diagnostics.debug("log read reply dropped: the client is gone")
-                case .overBudget: diagnostics.debug("log read reply dropped: the client is not reading its replies")
+                case .sent: break
+                case .kept: continue  // the client has not read what it was sent yet
+                case .gone:
+                    diagnostics.debug("log read reply dropped: the client is gone")
+                    continue
+                case .overBudget:
+                    diagnostics.debug("log read reply dropped: the client is not reading its replies")
+                    continue
+                }
+                // While the client reads this page, write its next one, unless others wait.
+                if let following, try ZMQPoll.wait([router.readable], timeoutMilliseconds: 0) == [false] {
+                    ahead = writeAhead(following, for: request.route, into: &spare)
                 }
             } catch {
                 if error.isTerminated { return }
@@ -100,19 +112,26 @@ struct LogReadLoop: ~Copyable {
         }
     }
 
-    /// Writes the reply document into `output`: a page written straight from the store's
-    /// rows as bytes (`LogReader.writeReply(id:reading:into:)`), or a failure.
-    private func answer(_ routed: RoutedRequest, into output: inout [UInt8]) {
+    /// Writes the reply document into `output`: the page written ahead when it is the one
+    /// asked for, else a page written straight from the store's rows as bytes
+    /// (`LogReader.writeReply(id:reading:into:)`), or a failure. Returns the read that
+    /// follows the page, when it stopped before the head. Any request takes the page ahead
+    /// (its bytes go back to `spare`).
+    private func answer(
+        _ routed: RoutedRequest, ahead: inout PageAhead?, spare: inout [UInt8], into output: inout [UInt8]
+    ) -> LogReadRequest? {
+        let written = ahead.take()
+        if let written { spare = written.envelopes }
         let request: WireRequest
         do {
             request = try routed.wireRequest()
         } catch {
             output = failure(id: error.id, error.error)
-            return
+            return nil
         }
         if case .unauthorized(let error) = requestGuard.admit(routed.metadata, for: .readLog) {
             output = failure(id: request.id, error)
-            return
+            return nil
         }
         guard request.type == "ReadLog" else {
             output = failure(
@@ -120,15 +139,40 @@ struct LogReadLoop: ~Copyable {
                 ServiceError(
                     .unknownType, "unknown request type '\(request.type)' on the log socket (known: ReadLog)",
                     details: [("type", .string(request.type))]))
-            return
+            return nil
         }
         do {
-            try reader.writeReply(id: request.id, reading: LogReadRequest(wire: request), into: &output)
+            let read = try LogReadRequest(wire: request)
+            if let written, written.answers(routed.route, read) {
+                let head = try reader.headPosition()
+                LogReader.writeReply(
+                    id: request.id, envelopes: written.envelopes, next: written.bounds.next,
+                    head: max(head, written.bounds.head), into: &output)
+                return PageAhead.following(read, written.bounds)
+            }
+            guard let bounds = try reader.writeReply(id: request.id, reading: read, into: &output) else { return nil }
+            return PageAhead.following(read, bounds)
         } catch {
             if let detail = error.serverDetail {
                 diagnostics.warning("log read failed: the event log cannot be read", ["error": detail])
             }
             output = failure(id: request.id, error)
+            return nil
+        }
+    }
+
+    /// The page `request` asks for, written into `bytes` (whose capacity it keeps); nil when
+    /// it cannot be written now (the read that asks for it then gets the answer or the error).
+    private func writeAhead(_ request: LogReadRequest, for route: [[UInt8]], into bytes: inout [UInt8])
+        -> PageAhead?
+    {
+        bytes.removeAll(keepingCapacity: true)
+        do {
+            let bounds = try reader.appendEnvelopes(reading: request, to: &bytes)
+            return PageAhead(route: route, request: request, envelopes: bytes, bounds: bounds)
+        } catch {
+            diagnostics.debug("log page not written ahead", ["error": "\(error)"])
+            return nil
         }
     }
 

@@ -47,25 +47,51 @@ extension LogReader {
     /// contents) straight from the store's rows, with no `RecordedEvent` or `String` per
     /// event: the same bytes as `writeReply(id:read(request),into:)`, an unreadable payload
     /// included. Throws, leaving `output` unspecified, when the store cannot be read.
+    /// Returns the page's bounds, or nil when the reply is the failure of an unreadable event.
+    @discardableResult
     public func writeReply(id: String, reading request: LogReadRequest, into output: inout [UInt8])
-        throws(ServiceError)
+        throws(ServiceError) -> LogPageBounds?
     {
         output.removeAll(keepingCapacity: true)
         Self.writeReplyHead(id: id, into: &output)
-        var written = 0
         do {
-            let bounds = try read(request) { (event) throws(EventDecodingError) in
-                if written > 0 { output.append(UInt8(ascii: ",")) }
-                try EnvelopeWriter.write(event, into: &output)
-                written += 1
-            }
+            let bounds = try appendEnvelopes(reading: request, to: &output)
             Self.writeReplyTail(next: bounds.next, head: bounds.head, into: &output)
+            return bounds
         } catch {
             switch error {
             case .store(let error): throw ServiceError(error)
-            case .body(let unreadable): Self.writeUnreadable(id: id, unreadable, into: &output)
+            case .body(let unreadable):
+                Self.writeUnreadable(id: id, unreadable, into: &output)
+                return nil
             }
         }
+    }
+
+    /// Reads the page `request` asks for and appends its envelopes, separated by commas, to
+    /// `output`: the part of a reply between `"events":[` and `]` (a page built before it
+    /// is asked for, `writeReply(id:envelopes:next:head:into:)` later puts the rest around it).
+    public func appendEnvelopes(reading request: LogReadRequest, to output: inout [UInt8])
+        throws(PagedReadError<EventDecodingError>) -> LogPageBounds
+    {
+        var written = 0
+        return try read(request) { (event) throws(EventDecodingError) in
+            if written > 0 { output.append(UInt8(ascii: ",")) }
+            try EnvelopeWriter.write(event, into: &output)
+            written += 1
+        }
+    }
+
+    /// Replaces the contents of `output` with the reply to request `id` holding `envelopes`
+    /// (written by `appendEnvelopes`), `next` and `head`.
+    public static func writeReply(
+        id: String, envelopes: [UInt8], next: Int64, head: Int64, into output: inout [UInt8]
+    ) {
+        output.removeAll(keepingCapacity: true)
+        output.reserveCapacity(envelopes.count + 128)
+        writeReplyHead(id: id, into: &output)
+        output.append(contentsOf: envelopes)
+        writeReplyTail(next: next, head: head, into: &output)
     }
 
     /// `{"id":…,"ok":true,"events":[`
