@@ -35,13 +35,16 @@ struct MachineCPUTests {
     @Test("per command: this process's time, the machine's, and the bound they give")
     func perCommand() throws {
         let me = getpid()
-        let clocks = CommandProcessorTime(workerPid: me, queryPid: me)
-        // Burn about 50 ms of processor time (ticks are 10 ms).
-        let start = ProcessInfo.processInfo.systemUptime
+        let clocks = ProcessorTimes(workerPid: me, queryPid: me)
+        // Burn 50 ms of this process's processor time (ticks are 10 ms), however loaded the
+        // machine is: the spin ends on the process's own clock, not the wall's.
+        let start = try #require(ProcessCPU.of(0)).seconds
         var spin: UInt64 = 1
-        while ProcessInfo.processInfo.systemUptime - start < 0.05 { spin = spin &* 6_364_136_223_846_793_005 &+ 1 }
+        while (ProcessCPU.of(0)?.seconds ?? .infinity) - start < 0.05 {
+            for _ in 0..<10_000 { spin = spin &* 6_364_136_223_846_793_005 &+ 1 }
+        }
         #expect(spin != 0)
-        let figures = Dictionary(uniqueKeysWithValues: clocks.details(commands: 1_000, workerPid: me, queryPid: me))
+        let figures = Dictionary(uniqueKeysWithValues: clocks.perCommand(1_000))
         let worker = try #require(figures["workerCPUMicrosecondsPerCommand"])
         #expect(worker >= 20)  // ≥ 20 ms over 1,000 commands
         #expect(figures["queryCPUMicrosecondsPerCommand"] == worker)
@@ -51,6 +54,9 @@ struct MachineCPUTests {
         let processors = Double(ProcessInfo.processInfo.activeProcessorCount)
         #expect(abs(bound - processors * 1e6 / machine) <= bound * 0.01 + 1)
         #expect(try #require(figures["machineBusyPercent"]) > 0)
-        #expect(clocks.details(commands: 0, workerPid: me, queryPid: me).isEmpty)
+        #expect(clocks.perCommand(0).isEmpty)
+        let perEvent = Dictionary(uniqueKeysWithValues: clocks.perProcess(100_000, per: "Event", decimals: 2))
+        #expect(perEvent.keys.sorted() == ["queryCPUMicrosecondsPerEvent", "workerCPUMicrosecondsPerEvent"])
+        #expect(try #require(perEvent["workerCPUMicrosecondsPerEvent"]) >= 0.2)
     }
 }

@@ -25,7 +25,7 @@ extension BenchSession {
         let seeded = max(4, options.window)
         try seed(tag: tag, clients: 8, seeded: seeded)
         progress("bench: latency, one client, one command in flight")
-        var cpuBefore = CommandProcessorTime(workerPid: service.workerPid, queryPid: service.queryPid)
+        var cpuBefore = ProcessorTimes(workerPid: service.workerPid, queryPid: service.queryPid)
         let single = try load(
             LoadPlan(
                 endpoint: service.endpoints.commands, clients: 1, threads: 1, pacing: .closedLoop(window: 1),
@@ -35,7 +35,7 @@ extension BenchSession {
             "1 client", one, roundTrip: roundTrip, target: target,
             details: JSONObject(
                 [("samples", .int(one.count)), ("rejected", .int(single.rejected))]
-                    + processorTimes(since: cpuBefore, service, single)))
+                    + processorTimes(since: cpuBefore, single)))
 
         // Half the peak: measured above, or measured now with the largest client count.
         let peak: Double
@@ -52,7 +52,7 @@ extension BenchSession {
         }
         let rate = peak / 2
         progress("bench: latency at half the peak, \(Int(rate)) commands/s from 8 clients")
-        cpuBefore = CommandProcessorTime(workerPid: service.workerPid, queryPid: service.queryPid)
+        cpuBefore = ProcessorTimes(workerPid: service.workerPid, queryPid: service.queryPid)
         let paced = try load(
             LoadPlan(
                 endpoint: service.endpoints.commands, clients: 8, threads: options.loadThreads,
@@ -66,15 +66,12 @@ extension BenchSession {
                 [
                     ("offeredPerSecond", .double(rate)), ("achievedPerSecond", .double(paced.perSecond)),
                     ("samples", .int(half.count)), ("rejected", .int(paced.rejected)),
-                ] + processorTimes(since: cpuBefore, service, paced)))
+                ] + processorTimes(since: cpuBefore, paced)))
     }
 
     /// Each process's and the machine's processor time per answered command since `before`.
-    private func processorTimes(since before: CommandProcessorTime, _ service: LogbookService, _ result: LoadResult)
-        -> [(String, JSONValue)]
-    {
-        before.details(commands: result.completed, workerPid: service.workerPid, queryPid: service.queryPid)
-            .map { ($0.0, .double($0.1)) }
+    private func processorTimes(since before: ProcessorTimes, _ result: LoadResult) -> [(String, JSONValue)] {
+        before.perCommand(result.completed).map { ($0.0, .double($0.1)) }
     }
 
     private mutating func addLatencyFigures(

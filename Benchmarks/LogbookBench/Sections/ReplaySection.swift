@@ -14,7 +14,7 @@ extension BenchSession {
 
         let workerPeakBefore = ProcessMemory.of(service.workerPid)?.peakKilobytes
         progress("bench: ReadLog, the whole log in pages of 10,000")
-        let readCPU = ProcessorTime(service)
+        let readCPU = ProcessorTimes(workerPid: service.workerPid, queryPid: service.queryPid)
         let streamed = try readWholeLog(service.endpoints.log)
         // Which step drives the peak memory figures: the worker's before and after paging.
         var readDetails: JSONObject = [
@@ -25,7 +25,9 @@ extension BenchSession {
             readDetails["workerPeakMBBefore"] = .double(Double(before) / 1024)
             readDetails["workerPeakMBAfter"] = .double(Double(after) / 1024)
         }
-        readCPU.record(perEvent: streamed.events, into: &readDetails, service)
+        for (key, value) in readCPU.perProcess(streamed.events, per: "Event", decimals: 2) {
+            readDetails[key] = .double(value)
+        }
         figures.append(
             BenchFigure(
                 section: "replay", name: "ReadLog streaming, events/s", value: streamed.perSecond, unit: .perSecond,
@@ -33,10 +35,12 @@ extension BenchSession {
 
         let queryPeakBefore = ProcessMemory.of(service.queryPid)?.peakKilobytes
         progress("bench: rebuild of all read models")
-        let rebuildCPU = ProcessorTime(service)
+        let rebuildCPU = ProcessorTimes(workerPid: service.workerPid, queryPid: service.queryPid)
         let rebuild = try rebuildReadModels(service.endpoints.queries)
         var rebuildDetails: JSONObject = ["events": .int(rebuild.events), "seconds": .double(rebuild.seconds)]
-        rebuildCPU.record(perEvent: rebuild.events, into: &rebuildDetails, service)
+        for (key, value) in rebuildCPU.perProcess(rebuild.events, per: "Event", decimals: 2) {
+            rebuildDetails[key] = .double(value)
+        }
         // Seen only when a Status poll falls between the end of the filling and the switch.
         if let fill = rebuild.fillSeconds { rebuildDetails["fillSeconds"] = .double(fill) }
         if let before = queryPeakBefore, let after = ProcessMemory.of(service.queryPid)?.peakKilobytes {
@@ -61,30 +65,6 @@ extension BenchSession {
                     baselines: [baseline],
                     note: "from spawning the process until its Status shows the worker's head",
                     details: ["events": .int(service.catchUpEvents), "seconds": .double(service.catchUpSeconds)]))
-        }
-    }
-
-    /// The processor time the worker and the query process use while a figure is measured,
-    /// per event: steadier than the wall time on a machine shared with other work.
-    private struct ProcessorTime {
-        let worker: ProcessCPU?
-        let query: ProcessCPU?
-
-        init(_ service: LogbookService) {
-            worker = ProcessCPU.of(service.workerPid)
-            query = ProcessCPU.of(service.queryPid)
-        }
-
-        func record(perEvent events: Int, into details: inout JSONObject, _ service: LogbookService) {
-            guard events > 0 else { return }
-            for (key, before, pid) in [
-                ("workerCPUMicrosecondsPerEvent", worker, service.workerPid),
-                ("queryCPUMicrosecondsPerEvent", query, service.queryPid),
-            ] {
-                guard let before, let after = ProcessCPU.of(pid) else { continue }
-                let micros = (after.seconds - before.seconds) / Double(events) * 1_000_000
-                details[key] = .double((micros * 100).rounded() / 100)
-            }
         }
     }
 

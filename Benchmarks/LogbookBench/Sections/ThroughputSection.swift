@@ -16,7 +16,7 @@ extension BenchSession {
             let before = try status(of: service.endpoints.commands)
             progress("bench: throughput with \(clients) client\(clients == 1 ? "" : "s")")
             let cpuBefore = (worker: ProcessCPU.of(service.workerPid), bench: ProcessCPU.of(0))
-            let perCommand = CommandProcessorTime(workerPid: service.workerPid, queryPid: service.queryPid)
+            let perCommand = ProcessorTimes(workerPid: service.workerPid, queryPid: service.queryPid)
             let result = try load(
                 LoadPlan(
                     endpoint: service.endpoints.commands, clients: clients, threads: options.loadThreads,
@@ -27,8 +27,7 @@ extension BenchSession {
                     from: cpuBefore.worker, to: ProcessCPU.of(service.workerPid), over: result.seconds),
                 bench: ProcessCPU.percent(from: cpuBefore.bench, to: ProcessCPU.of(0), over: result.seconds)
             )
-            let processorTimes = perCommand.details(
-                commands: result.completed, workerPid: service.workerPid, queryPid: service.queryPid)
+            let processorTimes = perCommand.perCommand(result.completed)
             let after = try status(of: service.endpoints.commands)
             let batch = WorkerBatches(before: before, after: after)
             facts.throughput[clients] = result.perSecond
