@@ -18,6 +18,8 @@ final class SQLiteAppender {
     private let insertEvent: SQLiteStatement
     private let insertCommand: SQLiteStatement
     private var known: SQLiteKnownVersions
+    /// Told the head after each commit (a deferred-sync writer tells its horizon).
+    var committed: ((Int64) -> Void)?
 
     init(_ db: SQLiteConnection, evolution: EventEvolution, capacity: Int = SQLiteKnownVersions.defaultCapacity)
         throws(SQLiteError)
@@ -52,6 +54,7 @@ final class SQLiteAppender {
             state.head = try known.head ?? scalar(head)
             let results = try batch.map { request in try append(request, &state, retried) }
             try commit.runBound()
+            committed?(state.head)
             known.learn(head: state.head, versions: state.versions, dataVersion: state.dataVersion)
             return results
         } catch {

@@ -10,12 +10,30 @@ import Synchronization
 /// schema is migrated when opened. Each event is stored with its type's schema version
 /// and read back in the current shape through `evolution`'s upcasters. With
 /// `backgroundCheckpoints`, the WAL is copied back into the file by a thread of its own
-/// (`SQLiteCheckpointer`) instead of inside this connection's commits.
+/// (`SQLiteCheckpointer`) instead of inside this connection's commits. With `durability`
+/// other than `.syncEachCommit`, the store is one of a process's connections around a
+/// `SQLiteDurableHorizon`: its writer, whose appends return before their sync (the horizon
+/// flushes them), or a reader that sees only what the horizon says is durable.
 public final class SQLiteEventStore: EventStore {
+    /// When an append is durable, and what this connection's reads see.
+    public enum Durability: Sendable {
+        /// `synchronous=FULL`: an append that returned is on disk; reads see every commit.
+        case syncEachCommit
+        /// This connection is the writer of `horizon`: `synchronous=NORMAL`, an append is
+        /// durable once `horizon.flush()` began after it returned; its own reads see every
+        /// commit (it decides on them). Not `EventStore`'s promise of a durable `append`: only
+        /// for a caller that flushes before it reports anything (the worker's `CommitStage`).
+        case deferredSyncs(SQLiteDurableHorizon)
+        /// This connection reads up to `horizon.durableHead` only: its head, its pages, its
+        /// streams and command records stop there.
+        case readsDurable(SQLiteDurableHorizon)
+    }
+
     public let path: String
     private let session: Mutex<Session>
     private let evolution: EventEvolution
     private let checkpointer: SQLiteCheckpointer?
+    private let durability: Durability
 
     /// Opens (creating or migrating if needed) the log at `path`. Several processes may do so at once.
     /// - Parameters:
@@ -23,12 +41,14 @@ public final class SQLiteEventStore: EventStore {
     ///   - busyTimeoutMilliseconds: how long to wait for another writer's lock.
     ///   - backgroundCheckpoints: checkpoint on a thread of its own, started at the first
     ///     checkpoint (for a process that appends a lot: the worker).
+    ///   - durability: when appends are durable and what reads see (see `Durability`).
     public init(
         path: String, evolution: EventEvolution = .standard, busyTimeoutMilliseconds: Int = 5_000,
-        backgroundCheckpoints: Bool = false
+        backgroundCheckpoints: Bool = false, durability: Durability = .syncEachCommit
     ) throws(EventStoreError) {
         self.path = path
         self.evolution = evolution
+        self.durability = durability
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path)
@@ -55,16 +75,35 @@ public final class SQLiteEventStore: EventStore {
         let appender: SQLiteAppender
         do {
             appender = try SQLiteAppender(connection, evolution: evolution)
-        } catch {
+            if case .deferredSyncs(let horizon) = durability {
+                try connection.execute("PRAGMA synchronous = NORMAL")
+                appender.committed = { head in horizon.committed(through: head) }
+                // Read first, synced after: what this reads is durable once the sync returns.
+                let head = try connection.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
+                try horizon.attach(walPath: path + "-wal", head: head)
+            }
+        } catch let error as SQLiteError {
             throw Self.storeError(error, path: path)
+        } catch let error as EventStoreError {
+            throw error
+        } catch {
+            throw .failed("\(path): \(error)")
         }
         self.session = Mutex(Session(db: connection, appender: appender))
     }
 
     deinit {
+        if case .deferredSyncs(let horizon) = durability { horizon.detach() }
         guard let checkpointer else { return }
         session.withLock { $0.db.removeWALHook() }
         checkpointer.stop()
+    }
+
+    /// The last position this connection's reads may see: the horizon's durable head for a
+    /// `.readsDurable` reader, no limit otherwise.
+    private var readableHead: Int64 {
+        if case .readsDurable(let horizon) = durability { return horizon.durableHead }
+        return .max
     }
 
     /// Checkpoints the background thread ran so far, and those that failed (nil without
@@ -295,19 +334,21 @@ public final class SQLiteEventStore: EventStore {
     }
 
     public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
-        try withConnection { [evolution] db in
+        let readable = readableHead
+        return try withConnection { [evolution] db in
             try Self.events(Self.streamEvents, db, evolution) { statement throws(SQLiteError) in
                 try statement.bind(1, stream)
                 try statement.bind(2, Int64(fromVersion))
                 try statement.bind(3, Int64(max(limit, 0)))
             }
-        }
+        }.prefix { $0.position <= readable }.map(\.self)
     }
 
     /// All of them in one read transaction: one snapshot, and SQLite's per-statement cost of
     /// starting and ending a read (the WAL's read lock) paid once instead of once a stream.
     public func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]] {
         guard !streams.isEmpty else { return [:] }
+        let readable = readableHead
         return try withConnection { [evolution] db in
             // Prepared once: the commit stage reads a batch's streams this way every batch.
             try db.statement("BEGIN").run([])
@@ -316,7 +357,7 @@ public final class SQLiteEventStore: EventStore {
                 for stream in streams {
                     found[stream] = try Self.events(Self.wholeStreamEvents, db, evolution) {
                         statement throws(SQLiteError) in try statement.bind(1, stream)
-                    }
+                    }.prefix { $0.position <= readable }.map(\.self)
                 }
                 try db.statement("COMMIT").run([])
                 return found
@@ -339,6 +380,7 @@ public final class SQLiteEventStore: EventStore {
     public func visitEvents(
         fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
     ) throws(EventStoreError) {
+        let readable = readableHead
         try withConnection { [evolution] db in
             let limit = Int64(max(limit, 0))
             let statement: SQLiteStatement
@@ -356,13 +398,14 @@ public final class SQLiteEventStore: EventStore {
                 try statement.bind(1, fromPosition)
                 try statement.bind(2, limit)
             }
-            try Self.visitRows(of: statement, evolution, body)
+            try Self.visitRows(of: statement, evolution) { event in event.position <= readable && body(event) }
         }
     }
 
     public func headPosition() throws(EventStoreError) -> Int64 {
-        try withConnection { db in
-            try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
+        let readable = readableHead
+        return try withConnection { db in
+            min(try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0, readable)
         }
     }
 
@@ -375,6 +418,8 @@ public final class SQLiteEventStore: EventStore {
     }
 
     public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
-        try withConnection { [evolution] db in try Self.commandRecord(commandId, db, evolution) }
+        let readable = readableHead
+        let record = try withConnection { [evolution] db in try Self.commandRecord(commandId, db, evolution) }
+        return record.flatMap { $0.position <= readable ? $0 : nil }
     }
 }

@@ -125,7 +125,7 @@ struct RunCommand: ConfiguredCommand {
             storage.store == .sqlite ? .publishFeed : .hintFeedProcesses(storage.hints)
         do {
             return try WorkerService(
-                endpoints: endpoints, openStore: store.open, clock: SystemClock(), ids: RandomEventIds(),
+                endpoints: endpoints, log: store.worker, clock: SystemClock(), ids: RandomEventIds(),
                 diagnostics: diagnostics, afterCommit: afterCommit, security: security, hintKeys: hintKeys,
                 supervision: supervision)
         } catch {

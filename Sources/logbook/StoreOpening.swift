@@ -12,6 +12,9 @@ import LogbookServer
 struct StoreOpening {
     /// Opens a connection to the log (one per thread that needs one).
     let open: WorkerService.StoreOpener
+    /// A worker's connections: on SQLite a writer that commits with deferred syncs and
+    /// readers that stop at what its flushes made durable (one `SQLiteDurableHorizon`).
+    let worker: WorkerLog
     /// The log for diagnostics: a file's path, or a database, host and port (never a password).
     let description: String
 
@@ -22,8 +25,9 @@ struct StoreOpening {
         case .sqlite:
             try configuration.ensureDataDirectory()
             let path = configuration.eventLogPath
+            let head: Int64
             do {
-                _ = try SQLiteEventStore(path: path, evolution: .standard)
+                head = try SQLiteEventStore(path: path, evolution: .standard).headPosition()
             } catch {
                 throw .unavailable(error.description)
             }
@@ -31,6 +35,19 @@ struct StoreOpening {
             open = { () throws(EventStoreError) -> any EventStore in
                 try SQLiteEventStore(path: path, evolution: .standard, backgroundCheckpoints: true)
             }
+            // What the first connection read was synced when it closed (SQLite checkpoints
+            // the WAL on the last close), and the writer syncs the WAL again when it opens.
+            let horizon = SQLiteDurableHorizon(durableHead: head)
+            worker = WorkerLog(
+                openWriter: { () throws(EventStoreError) -> WorkerLog.Writer in
+                    let store = try SQLiteEventStore(
+                        path: path, evolution: .standard, backgroundCheckpoints: true,
+                        durability: .deferredSyncs(horizon))
+                    return (store, horizon)
+                },
+                openReader: { () throws(EventStoreError) -> any EventStore in
+                    try SQLiteEventStore(path: path, evolution: .standard, durability: .readsDurable(horizon))
+                })
             description = path
         case .postgres(let connectionString):
             do {
@@ -43,6 +60,8 @@ struct StoreOpening {
             open = { () throws(EventStoreError) -> any EventStore in
                 try PostgresEventStore(connectionString: connectionString, evolution: .standard)
             }
+            // Each commit is durable when it returns (`synchronous_commit` on).
+            worker = .syncingEachCommit(open)
         }
     }
 }

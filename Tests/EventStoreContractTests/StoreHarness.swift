@@ -10,11 +10,17 @@ import Testing
 
 /// The implementations every contract test runs against. PostgreSQL joins when a test
 /// server is configured (`PostgresTestServer`), or is required.
+/// `sqliteDeferredSyncs` is the worker's SQLite configuration: a writer that commits with
+/// deferred syncs, flushed after each append, read through a connection that stops at the
+/// durable head (`DeferredSyncsStore`).
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory, sqlite, postgres
+    case memory, sqlite
+    case sqliteDeferredSyncs = "sqlite-deferred-syncs"
+    case postgres
 
     static var allCases: [StoreKind] {
-        PostgresTestServer.isEnabled ? [.memory, .sqlite, .postgres] : [.memory, .sqlite]
+        PostgresTestServer.isEnabled
+            ? [.memory, .sqlite, .sqliteDeferredSyncs, .postgres] : [.memory, .sqlite, .sqliteDeferredSyncs]
     }
 
     var testDescription: String { rawValue }
@@ -41,6 +47,11 @@ final class StoreHarness {
             self.directory = directory
             database = nil
             store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite3").path)
+        case .sqliteDeferredSyncs:
+            let directory = try TemporaryDirectory.make()
+            self.directory = directory
+            database = nil
+            store = try DeferredSyncsStore(path: directory.appendingPathComponent("events.sqlite3").path)
         case .postgres:
             directory = nil
             let database = try PostgresTestDatabase()
@@ -63,9 +74,9 @@ final class StoreHarness {
             store = DatabaseHoldingStore(
                 inner: try PostgresEventStore(connectionString: database.connectionString), database: database)
         }
-        guard kind == .sqlite, let databasePath else { return }
+        guard kind == .sqlite || kind == .sqliteDeferredSyncs, let databasePath else { return }
         store = InMemoryEventStore()  // drop the old connection before opening a new one
-        store = try SQLiteEventStore(path: databasePath)
+        store = kind == .sqlite ? try SQLiteEventStore(path: databasePath) : try DeferredSyncsStore(path: databasePath)
     }
 
     /// Runs raw SQL against the file or database behind the store, on a connection of its
@@ -173,4 +184,27 @@ final class ErrorBox: Sendable {
     func append(_ error: any Error) { errors.withLock { $0.append(error) } }
 
     var all: [any Error] { errors.withLock { $0 } }
+}
+
+/// The worker's SQLite connections as one store: appends go to a writer with deferred
+/// syncs and are flushed before `append` returns (what the commit stage does before any
+/// reply), reads go to a reader that sees only the durable head. So every contract test
+/// checks that a flushed append is all a durable reader needs.
+final class DeferredSyncsStore: ForwardingEventStore {
+    let writer: SQLiteEventStore
+    let inner: any EventStore
+    let horizon: SQLiteDurableHorizon
+
+    init(path: String) throws {
+        let head = try SQLiteEventStore(path: path).headPosition()
+        horizon = SQLiteDurableHorizon(durableHead: head)
+        writer = try SQLiteEventStore(path: path, durability: .deferredSyncs(horizon))
+        inner = try SQLiteEventStore(path: path, durability: .readsDurable(horizon))
+    }
+
+    func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
+        let results = try writer.append(batch)
+        try horizon.flush()
+        return results
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LogbookApplication
 import LogbookJSON
 import LogbookMemory
@@ -9,8 +10,10 @@ import Testing
 
 /// `CommitStage`, the worker's second pipeline stage, over an in-memory log: a batch handed
 /// to it is committed on its own thread and its outcomes come back once, through the pipe
-/// the command loop polls; a stop lets the batch in hand finish.
-@Suite("Commit stage: one batch at a time on a thread of its own")
+/// the command loop polls; a stop lets the batch in hand finish. With a flusher (here one
+/// the test holds and releases), a batch comes back only after a flush that began once it
+/// was appended, and the next batch is appended meanwhile.
+@Suite("Commit stage: one batch at a time on a thread of its own, flushed on another")
 struct CommitStageTests {
     private static func registrations(_ prefix: String, count: Int) -> [CommandRequest] {
         (1...count).map { number in
@@ -23,9 +26,17 @@ struct CommitStageTests {
         }
     }
 
-    private static func stage(over store: InMemoryEventStore) throws -> CommitStage {
+    private static func stage(over store: InMemoryEventStore, flusher: (any LogFlusher)? = nil) throws -> CommitStage {
         try CommitStage(
-            handler: CommandHandler(store: store, clock: StepClock(), ids: CountingIds()), heartbeat: Heartbeat())
+            handler: CommandHandler(store: store, clock: StepClock(), ids: CountingIds()), flusher: flusher,
+            heartbeat: Heartbeat())
+    }
+
+    /// Waits (up to 20 s) until the stage hands back at least one batch.
+    private static func nextFinished(_ stage: CommitStage) throws -> [CommitStage.Finished] {
+        let ready = try ZMQPoll.wait([stage.finished.readable], timeoutMilliseconds: 20_000)
+        #expect(ready == [true], "the pipe never became readable")
+        return stage.takeFinished()
     }
 
     @Test("a submitted batch is committed on the stage's thread; its outcomes come back once, and the pipe says when")
@@ -34,13 +45,13 @@ struct CommitStageTests {
         let stage = try Self.stage(over: store)
         defer { stage.stop() }
         #expect(stage.isIdle)
-        #expect(stage.takeFinished() == nil)
+        #expect(stage.takeFinished().isEmpty)
 
         stage.submit(Self.registrations("u", count: 20))
         #expect(!stage.isIdle)
-        let ready = try ZMQPoll.wait([stage.finished.readable], timeoutMilliseconds: 20_000)
-        #expect(ready == [true], "the pipe never became readable")
-        let finished = try #require(stage.takeFinished())
+        let taken = try Self.nextFinished(stage)
+        #expect(taken.count == 1)
+        let finished = try #require(taken.first)
         #expect(finished.outcomes.count == 20)
         for outcome in finished.outcomes {
             guard case .accepted(let accepted) = outcome else {
@@ -49,7 +60,7 @@ struct CommitStageTests {
             }
             #expect(accepted.events.count == 2)
         }
-        #expect(stage.takeFinished() == nil, "the outcomes are handed over once")
+        #expect(stage.takeFinished().isEmpty, "the outcomes are handed over once")
         #expect(stage.isIdle)
         #expect(try store.headPosition() == 40)
         // The pipe was drained with the outcomes: the loop's poll does not wake for nothing.
@@ -62,10 +73,140 @@ struct CommitStageTests {
         let stage = try Self.stage(over: store)
         stage.submit(Self.registrations("s", count: 50))
         stage.stop()
-        let finished = try #require(stage.waitForFinished())
-        #expect(finished.outcomes.count == 50)
+        let finished = stage.waitForFinished()
+        #expect(finished.map(\.outcomes.count) == [50])
         #expect(try store.headPosition() == 100)
-        #expect(stage.waitForFinished() == nil)
+        #expect(stage.waitForFinished().isEmpty)
         stage.stop()
+    }
+
+    @Test(
+        "with a flusher, a batch comes back only after a flush begun once it was appended; the next is appended meanwhile"
+    )
+    func flushedBatches() throws {
+        let store = InMemoryEventStore()
+        let flusher = HeldFlusher()
+        let stage = try Self.stage(over: store, flusher: flusher)
+        defer {
+            flusher.release(times: 100)
+            stage.stop()
+        }
+        stage.submit(Self.registrations("a", count: 10))
+        // Appended, and its flush began and is held: the append thread is free again.
+        try flusher.waitForFlushes(started: 1)
+        #expect(try store.headPosition() == 20)
+        #expect(stage.acceptsBatch)
+        #expect(stage.takeFinished().isEmpty, "no batch comes back before its flush returned")
+
+        stage.submit(Self.registrations("b", count: 5))
+        try waitUntil { try store.headPosition() == 30 }
+        #expect(stage.takeFinished().isEmpty)
+
+        flusher.release(times: 1)
+        let first = try Self.nextFinished(stage)
+        #expect(first.map(\.outcomes.count) == [10], "the first flush covers only what was appended before it")
+        // The second batch was appended during the first flush: it needs a flush of its own.
+        try flusher.waitForFlushes(started: 2)
+        #expect(stage.takeFinished().isEmpty)
+        flusher.release(times: 1)
+        let second = try Self.nextFinished(stage)
+        #expect(second.map(\.outcomes.count) == [5])
+        #expect(second.first?.outcomes.allSatisfy { $0.accepted != nil } == true)
+        #expect(stage.isIdle)
+    }
+
+    @Test("batches appended while one flush runs share the next one")
+    func batchesShareAFlush() throws {
+        let store = InMemoryEventStore()
+        let flusher = HeldFlusher()
+        let stage = try Self.stage(over: store, flusher: flusher)
+        defer {
+            flusher.release(times: 100)
+            stage.stop()
+        }
+        stage.submit(Self.registrations("a", count: 3))
+        try flusher.waitForFlushes(started: 1)
+        for (number, prefix) in ["b", "c", "d"].enumerated() {
+            try waitUntil { stage.acceptsBatch }
+            stage.submit(Self.registrations(prefix, count: 2))
+            try waitUntil { try store.headPosition() == Int64(6 + 4 * (number + 1)) }
+        }
+        flusher.release(times: 2)
+        var taken: [CommitStage.Finished] = []
+        while taken.count < 4 { taken += try Self.nextFinished(stage) }
+        #expect(taken.map(\.outcomes.count) == [3, 2, 2, 2], "in the order they were submitted")
+        #expect(flusher.started == 2, "the three batches appended during the first flush share one")
+    }
+
+    @Test("a failed flush refuses every command of the batches it covered as unavailable, not as accepted")
+    func failedFlush() throws {
+        let store = InMemoryEventStore()
+        let flusher = HeldFlusher(failing: .unavailable("cannot sync /x/events.sqlite3-wal: EIO", cause: .ioError))
+        let stage = try Self.stage(over: store, flusher: flusher)
+        defer { stage.stop() }
+        flusher.release(times: 100)
+        stage.submit(Self.registrations("f", count: 4))
+        let finished = try Self.nextFinished(stage)
+        let outcomes = try #require(finished.first?.outcomes)
+        #expect(outcomes.count == 4)
+        for outcome in outcomes {
+            #expect(outcome.error?.code == .unavailable)
+            #expect(outcome.error?.message == "the event log is unavailable: I/O error")
+            #expect(outcome.error?.serverDetail?.contains("EIO") == true)
+        }
+    }
+}
+
+/// A flusher the test holds: each flush waits until released once, then returns (or throws
+/// `failing`); it counts the flushes that began.
+private final class HeldFlusher: LogFlusher, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var releases = 0
+    private var startedCount = 0
+    private let failing: EventStoreError?
+
+    init(failing: EventStoreError? = nil) { self.failing = failing }
+
+    var started: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return startedCount
+    }
+
+    func flush() throws(EventStoreError) {
+        condition.lock()
+        startedCount += 1
+        condition.broadcast()
+        while releases == 0 { condition.wait() }
+        releases -= 1
+        condition.unlock()
+        if let failing { throw failing }
+    }
+
+    func release(times: Int) {
+        condition.lock()
+        releases += times
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func waitForFlushes(started count: Int) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while startedCount < count {
+            guard condition.wait(until: deadline) else { throw HeldFlusherTimeout() }
+        }
+    }
+}
+
+private struct HeldFlusherTimeout: Error {}
+
+/// Polls `condition` every millisecond for up to 20 s.
+private func waitUntil(_ condition: () throws -> Bool) throws {
+    let deadline = Date(timeIntervalSinceNow: 20)
+    while try !condition() {
+        guard Date() < deadline else { throw HeldFlusherTimeout() }
+        usleep(1_000)
     }
 }

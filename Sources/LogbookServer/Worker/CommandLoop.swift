@@ -49,9 +49,10 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     /// Commands read and checked, not yet handed to the stage, and when the first was read.
     private var waiting: [(request: RoutedRequest, command: CommandRequest)] = []
     private var waitingSince = ContinuousClock.now
-    /// The batch in the stage, and when its first command was read.
-    private var inStage: [(request: RoutedRequest, command: CommandRequest)] = []
-    private var inStageSince = ContinuousClock.now
+    /// The batches in the stage, oldest first, each with when its first command was read.
+    private var inStage:
+        [(batch: [(request: RoutedRequest, command: CommandRequest)], since: ContinuousClock.Instant)] =
+            []
     /// The loop's statistics, shared with `Status` and the metrics endpoint.
     let metrics: WorkerMetrics
     private let uptime: Uptime
@@ -103,13 +104,13 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 if reading { try readWaitingRequests() }
                 // Taken after the reading, which may throw: outcomes taken are always delivered
                 // (an untaken batch leaves the pipe readable for the next turn).
-                let finished = ready[0] ? commits.takeFinished() : nil
-                // The stage takes the next batch before this one is delivered, so its commit
+                let finished = ready[0] ? commits.takeFinished() : []
+                let delivered = zip(finished, inStage.prefix(finished.count)).map { ($0, $1.batch, $1.since) }
+                inStage.removeFirst(finished.count)
+                // The stage takes the next batch before these are delivered, so its commit
                 // overlaps the writing and sending below.
-                let delivered = finished.map { ($0, inStage, inStageSince) }
-                if finished != nil { inStage = [] }
                 submitWaiting()
-                if let (finished, batch, since) = delivered { try deliver(finished, of: batch, since: since) }
+                try deliver(delivered)
             } catch {
                 if error.isTerminated { return }
                 // A socket error other than shutdown concerns one message; keep serving.
@@ -123,11 +124,10 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     /// (replies and feed messages) while the sockets close.
     private mutating func finish() throws(ZMQError) {
         for _ in 0..<2 {
-            if !inStage.isEmpty, let finished = commits.waitForFinished() {
-                let batch = inStage
-                inStage = []
-                try deliver(finished, of: batch, since: inStageSince)
-            }
+            let finished = inStage.isEmpty ? [] : commits.waitForFinished()
+            let delivered = zip(finished, inStage.prefix(finished.count)).map { ($0, $1.batch, $1.since) }
+            inStage.removeFirst(finished.count)
+            try deliver(delivered)
             submitWaiting()
         }
         commits.stop()
@@ -141,13 +141,31 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         diagnostics.info("command loop stopped", ["undelivered": "\(outbox.waitingCount)"])
     }
 
-    /// Hands the commands read so far to the stage, when it is idle.
+    /// Hands the commands read so far to the stage, when its append thread is free.
     private mutating func submitWaiting() {
-        guard inStage.isEmpty, !waiting.isEmpty else { return }
+        guard !waiting.isEmpty, commits.acceptsBatch else { return }
         commits.submit(waiting.map(\.command))
-        inStage = waiting
-        inStageSince = waitingSince
+        inStage.append((waiting, waitingSince))
         waiting = []
+    }
+
+    /// Delivers finished batches, oldest first. A socket error ends the delivery of the batch
+    /// it hit, not of the later ones (whose feed messages move the feed's marks on); the
+    /// first such error is thrown once all were tried.
+    private mutating func deliver(
+        _ batches: [(
+            CommitStage.Finished, [(request: RoutedRequest, command: CommandRequest)], ContinuousClock.Instant
+        )]
+    ) throws(ZMQError) {
+        var firstError: ZMQError?
+        for (finished, batch, since) in batches {
+            do {
+                try deliver(finished, of: batch, since: since)
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
     }
 
     /// Tells the announcer the allow-list was reloaded (a feed is bound anew, so every

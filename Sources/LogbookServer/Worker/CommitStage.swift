@@ -2,22 +2,29 @@ import Foundation
 import LogbookApplication
 import LogbookZMQ
 
-/// The second stage of the worker's command pipeline: a thread of its own that decides and
-/// appends one batch at a time (`CommandHandler`: decide, one group commit, its fsync), while
-/// the command loop's thread, which owns every socket, reads and parses the next requests
-/// and writes and sends the previous batch's replies and feed messages. So the flush of one
-/// batch overlaps the network work of the batches around it, and the two halves of the work
-/// run on two processors.
+/// The worker's commit stages, between the command loop's reading and its replies: an
+/// append thread that decides and appends one batch at a time (`CommandHandler`: decide,
+/// one group commit), and, for a store that commits before its sync (a `LogFlusher`: SQLite
+/// with deferred syncs), a flush thread that makes the committed batches durable, all of
+/// those waiting in one sync, while the append thread already appends the next batch. So
+/// one batch's sync overlaps the next one's processor work, and the command loop's thread,
+/// which owns every socket, reads the next requests and delivers finished batches
+/// meanwhile. Without a flusher each append is durable when it returns (`synchronous=FULL`,
+/// PostgreSQL) and a batch is finished as soon as it is appended.
 ///
-/// It holds at most one batch: `submit` is for when `isIdle`; the batch's outcomes come back
-/// through `takeFinished()`, and `finished` (a pipe in the loop's poll) becomes readable when
-/// they are ready. The handler (and through it the store's connection) is used only on the
-/// stage's thread once the stage is made. Its thread checks in with `heartbeat` between
-/// batches and while idle, so a commit that hangs (a lock another writer holds) stops the
-/// supervisor's watchdog pings. `stop()` lets the batch in hand finish and joins the thread.
+/// Batches come back through `takeFinished()` in the order they were submitted, each only
+/// once durable; `finished` (a pipe in the loop's poll) becomes readable when one is ready.
+/// If a flush fails, every command of the batches it covered is refused as `unavailable`
+/// (they may or may not survive a power cut: their clients send them again, with their ids),
+/// and so is every later one (`LogFlusher`: a failed flush fails all later ones).
+///
+/// The handler (and through it the store's connection) is used only on the append thread
+/// once the stage is made; the flusher only on the flush thread. Each thread checks in with
+/// its own heartbeat between batches and while idle, so a commit or a sync that hangs stops
+/// the supervisor's watchdog pings. `stop()` lets the batches in hand finish and joins both.
 final class CommitStage: @unchecked Sendable {
     /// A batch's outcomes, in request order, and the handler's count of commands decided again.
-    struct Finished: Sendable {
+    struct Finished: Sendable, Equatable {
         var outcomes: [CommandOutcome]
         var commandsDecidedAgain: Int
     }
@@ -25,86 +32,114 @@ final class CommitStage: @unchecked Sendable {
     /// Readable once a submitted batch finished (drained by `takeFinished()`).
     let finished: WakeUpPipe
     /// Set once, in `init`; joined by `stop()`.
-    private var thread: OwnedThread?
+    private var threads: [OwnedThread] = []
     // Everything below `condition` is read and written only with `condition` locked.
     private let condition = NSCondition()
+    /// Submitted, not yet taken by the append thread.
     private var submitted: [CommandRequest]?
-    private var done: Finished?
-    private var busy = false
+    /// The append thread is deciding and appending a batch.
+    private var appending = false
+    /// Appended, waiting for a flush (only with a flusher).
+    private var committed: [Finished] = []
+    /// Durable, waiting for the command loop.
+    private var done: [Finished] = []
+    /// Submitted and not yet taken back by the command loop.
+    private var inFlight = 0
     private var stopping = false
 
-    /// Starts the stage's thread, which owns `handler` from now on.
-    init(handler: CommandHandler, heartbeat: Heartbeat) throws(ZMQError) {
+    /// Starts the append thread, which owns `handler` from now on, and with `flusher` the
+    /// flush thread, which checks in with `flushHeartbeat`.
+    init(
+        handler: CommandHandler, flusher: (any LogFlusher)? = nil, heartbeat: Heartbeat,
+        flushHeartbeat: Heartbeat = Heartbeat()
+    ) throws(ZMQError) {
         finished = try WakeUpPipe()
         let owned = HandlerOwnership(handler)
-        thread = OwnedThread(name: "logbook-commits") { [self] in
-            serve(owned.handler, heartbeat: heartbeat)
+        let flushes = flusher != nil
+        threads.append(
+            OwnedThread(name: "logbook-commits") { [self] in
+                serveAppends(owned.handler, heartbeat: heartbeat, flushes: flushes)
+            })
+        if let flusher {
+            threads.append(
+                OwnedThread(name: "logbook-flushes") { [self] in serveFlushes(flusher, heartbeat: flushHeartbeat) })
         }
+    }
+
+    /// The append thread can take a batch now: none waits for it and none is in its hands.
+    var acceptsBatch: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return submitted == nil && !appending
     }
 
     /// No batch is in the stage, and none finished and not yet taken.
     var isIdle: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return !busy
+        return inFlight == 0
     }
 
-    /// Hands a batch to the stage; call only when `isIdle`.
+    /// Hands a batch to the append thread; call only when `acceptsBatch`.
     func submit(_ requests: [CommandRequest]) {
         condition.lock()
-        precondition(!busy, "a batch is already in the commit stage")
+        precondition(submitted == nil && !appending, "a batch is already waiting for the append thread")
         submitted = requests
-        busy = true
+        inFlight += 1
         condition.broadcast()
         condition.unlock()
     }
 
-    /// The finished batch's outcomes, once; nil while it is still being committed (or when
-    /// none was submitted). After it, the stage is idle.
-    func takeFinished() -> Finished? {
+    /// The batches finished since the last call, in the order they were submitted; each
+    /// comes back once.
+    func takeFinished() -> [Finished] {
         finished.drain()
         condition.lock()
         defer { condition.unlock() }
-        guard let taken = done else { return nil }
-        done = nil
-        busy = false
-        return taken
+        return takeDone()
     }
 
-    /// Waits until the batch in the stage (if any) finished and returns its outcomes.
-    func waitForFinished() -> Finished? {
+    /// Waits until every batch in the stage finished and returns those not yet taken.
+    func waitForFinished() -> [Finished] {
         condition.lock()
         defer { condition.unlock() }
-        while busy && done == nil { condition.wait() }
-        guard let taken = done else { return nil }
-        done = nil
-        busy = false
-        return taken
+        while inFlight > done.count { condition.wait() }
+        return takeDone()
     }
 
-    /// Lets the batch in hand finish (its outcomes stay for `waitForFinished`), then ends the
-    /// thread and waits for it. Safe to call more than once.
+    /// Lets the batches in hand finish (their outcomes stay for `waitForFinished`), then ends
+    /// the threads and waits for them. Safe to call more than once.
     func stop() {
         condition.lock()
         stopping = true
         condition.broadcast()
         condition.unlock()
-        thread?.join()
+        for thread in threads { thread.join() }
     }
 
-    private func serve(_ handler: CommandHandler, heartbeat: Heartbeat) {
+    /// `done`, emptied; `condition` is locked.
+    private func takeDone() -> [Finished] {
+        let taken = done
+        done = []
+        inFlight -= taken.count
+        return taken
+    }
+
+    private func serveAppends(_ handler: CommandHandler, heartbeat: Heartbeat, flushes: Bool) {
         while true {
             heartbeat.beat()
             guard let requests = nextBatch(heartbeat) else {
                 if isStopping { return }
                 continue
             }
-            let outcomes = handler.handle(requests)
+            let batch = Finished(
+                outcomes: handler.handle(requests), commandsDecidedAgain: handler.commandsDecidedAgain)
             condition.lock()
-            done = Finished(outcomes: outcomes, commandsDecidedAgain: handler.commandsDecidedAgain)
+            appending = false
+            if flushes { committed.append(batch) } else { done.append(batch) }
             condition.broadcast()
             condition.unlock()
-            finished.wake()
+            if !flushes { finished.wake() }
         }
     }
 
@@ -113,18 +148,55 @@ final class CommitStage: @unchecked Sendable {
     private func nextBatch(_ heartbeat: Heartbeat) -> [CommandRequest]? {
         condition.lock()
         defer { condition.unlock() }
+        waitUntil(heartbeat) { submitted != nil || stopping }
+        guard let requests = submitted else { return nil }
+        submitted = nil
+        appending = true
+        return requests
+    }
+
+    /// Syncs whatever batches were appended since the last sync, in one flush, and hands
+    /// them on; ends once stopping with no batch appended or being appended.
+    private func serveFlushes(_ flusher: any LogFlusher, heartbeat: Heartbeat) {
+        while true {
+            heartbeat.beat()
+            condition.lock()
+            waitUntil(heartbeat) { !committed.isEmpty || (stopping && submitted == nil && !appending) }
+            var batches = committed
+            committed = []
+            let ending = batches.isEmpty && stopping && submitted == nil && !appending
+            condition.unlock()
+            if ending { return }
+            guard !batches.isEmpty else { continue }
+            do {
+                try flusher.flush()
+            } catch {
+                let refusal = CommandOutcome.rejected(ServiceError(error))
+                for index in batches.indices {
+                    batches[index].outcomes = batches[index].outcomes.map { _ in refusal }
+                }
+            }
+            condition.lock()
+            done.append(contentsOf: batches)
+            condition.broadcast()
+            condition.unlock()
+            finished.wake()
+        }
+    }
+
+    /// Waits on `condition` (locked) until `ready` holds, or for at most the heartbeat's
+    /// check-in interval under a watchdog.
+    private func waitUntil(_ heartbeat: Heartbeat, _ ready: () -> Bool) {
         let timeout = heartbeat.pollTimeout(-1)
         // Foundation's `wait(until: .distantFuture)` traps: without a watchdog, wait unbounded.
         let deadline = timeout < 0 ? nil : Date(timeIntervalSinceNow: Double(timeout) / 1_000)
-        while submitted == nil && !stopping {
+        while !ready() {
             if let deadline {
-                if !condition.wait(until: deadline) { break }
+                if !condition.wait(until: deadline) { return }
             } else {
                 condition.wait()
             }
         }
-        defer { submitted = nil }
-        return submitted
     }
 
     private var isStopping: Bool {

@@ -3,9 +3,11 @@ public import LogbookMetrics
 public import LogbookZMQ
 
 /// The write side (`logbook run worker`): a command loop thread (commands ROUTER + feed
-/// PUB, or on PostgreSQL a hints PUB) with its commit stage's thread (deciding and
-/// appending one batch while the loop reads the next and delivers the last), and a
-/// log-read thread (log ROUTER), each with its own connection to the log.
+/// PUB, or on PostgreSQL a hints PUB) with its commit stage's threads (deciding and
+/// appending one batch while the loop reads the next and delivers the last; with a
+/// `LogFlusher`, syncing the last ones meanwhile), and a log-read thread (log ROUTER),
+/// each with its own connection to the log (`WorkerLog`: the readers see only what is
+/// durable).
 /// `start()` returns once every socket is bound, or throws why one could not be;
 /// `stop()` is a clean stop (SIGTERM): both loops take no new request, finish the batch in
 /// hand and deliver its replies and feed messages (`StopRequest`, a few seconds at most),
@@ -35,7 +37,7 @@ public final class WorkerService: Sendable {
 
     private let context: ZMQContext
     private let endpoints: ServiceEndpoints
-    private let openStore: StoreOpener
+    private let log: WorkerLog
     private let clock: any Clock
     private let ids: any IDGenerator
     private let diagnostics: Diagnostics
@@ -50,21 +52,47 @@ public final class WorkerService: Sendable {
     private let stopRequest: StopRequest
     private let metrics: WorkerMetrics
 
+    /// A worker whose every connection comes from `openStore`, each append durable when it returns.
     public convenience init(
         endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock, ids: any IDGenerator,
         diagnostics: Diagnostics, maximumBatch: Int = 2_048, afterCommit: AfterCommit = .publishFeed,
         security: ServerSecurity? = nil, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision()
     ) throws(ZMQError) {
         try self.init(
-            context: try ZMQContext(), endpoints: endpoints, openStore: openStore, clock: clock, ids: ids,
+            endpoints: endpoints, log: .syncingEachCommit(openStore), clock: clock, ids: ids, diagnostics: diagnostics,
+            maximumBatch: maximumBatch, afterCommit: afterCommit, security: security, hintKeys: hintKeys,
+            supervision: supervision)
+    }
+
+    /// A worker whose connections come from `log`: a writer (with its flusher, if its commits
+    /// return before their sync) and readers.
+    public convenience init(
+        endpoints: ServiceEndpoints, log: WorkerLog, clock: any Clock, ids: any IDGenerator,
+        diagnostics: Diagnostics, maximumBatch: Int = 2_048, afterCommit: AfterCommit = .publishFeed,
+        security: ServerSecurity? = nil, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision()
+    ) throws(ZMQError) {
+        try self.init(
+            context: try ZMQContext(), endpoints: endpoints, log: log, clock: clock, ids: ids,
             diagnostics: diagnostics, maximumBatch: maximumBatch, afterCommit: afterCommit, security: security,
             hintKeys: hintKeys, supervision: supervision, ownsContext: true)
     }
 
     /// A worker on a context the caller made (a test may bind something in it first); with
     /// `ownsContext`, `stop()` ends the context too.
-    init(
+    convenience init(
         context: ZMQContext, endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock,
+        ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int, afterCommit: AfterCommit = .publishFeed,
+        security: ServerSecurity?, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision(),
+        ownsContext: Bool = false
+    ) throws(ZMQError) {
+        try self.init(
+            context: context, endpoints: endpoints, log: .syncingEachCommit(openStore), clock: clock, ids: ids,
+            diagnostics: diagnostics, maximumBatch: maximumBatch, afterCommit: afterCommit, security: security,
+            hintKeys: hintKeys, supervision: supervision, ownsContext: ownsContext)
+    }
+
+    init(
+        context: ZMQContext, endpoints: ServiceEndpoints, log: WorkerLog, clock: any Clock,
         ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int, afterCommit: AfterCommit = .publishFeed,
         security: ServerSecurity?, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision(),
         ownsContext: Bool = false
@@ -77,7 +105,7 @@ public final class WorkerService: Sendable {
         self.hintKeys = hintKeys
         self.endpoints = endpoints
         self.afterCommit = afterCommit
-        self.openStore = openStore
+        self.log = log
         self.clock = clock
         self.ids = ids
         self.diagnostics = diagnostics
@@ -100,7 +128,7 @@ public final class WorkerService: Sendable {
                     }
                 ),
                 LogReadLoop.thread(
-                    context, at: endpoints.log, openStore: openStore, diagnostics: diagnostics, security: security,
+                    context, at: endpoints.log, openStore: log.openReader, diagnostics: diagnostics, security: security,
                     supervision: supervision, stop: stopRequest),
             ])
         } catch {
@@ -161,17 +189,20 @@ public final class WorkerService: Sendable {
     ) {
         var loop: CommandLoop<Announcer>
         do {
-            let store = try openStore()
-            let handler = CommandHandler(store: TimedEventStore(store: store, metrics: metrics), clock: clock, ids: ids)
+            let writer = try log.openWriter()
+            let handler = CommandHandler(
+                store: TimedEventStore(store: writer.store, metrics: metrics), clock: clock, ids: ids)
             // Status reads the head through a connection of its own, not the stage's.
-            let headReads = try openStore()
+            let headReads = try log.openReader()
             let head = try headReads.headPosition()
             metrics.update { $0.head = head }
             let reloads = try security?.watchReloads()
             let announcer = try makeAnnouncer(head)
             let router = try ServerSockets.router(
                 context, at: endpoints.commands, replies: .commands, security: security)
-            let commits = try CommitStage(handler: handler, heartbeat: supervision.heartbeat(for: "commits"))
+            let commits = try CommitStage(
+                handler: handler, flusher: writer.flusher, heartbeat: supervision.heartbeat(for: "commits"),
+                flushHeartbeat: writer.flusher == nil ? Heartbeat() : supervision.heartbeat(for: "flushes"))
             loop = CommandLoop(
                 router: router, announcer: announcer, commits: commits, headReads: headReads, clock: clock,
                 diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads,

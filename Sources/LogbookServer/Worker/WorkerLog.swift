@@ -1,0 +1,27 @@
+public import LogbookApplication
+
+/// How a worker opens its connections to the event log: one writer, for its commit stage,
+/// with the flusher that makes its commits durable when they return before their sync
+/// (SQLite with deferred syncs); and readers, one per thread that reads (`Status`' head,
+/// `ReadLog`), which must then see only what is durable.
+public struct WorkerLog: Sendable {
+    /// The writer's connection, and its flusher when its appends return before they are durable.
+    public typealias Writer = (store: any EventStore, flusher: (any LogFlusher)?)
+
+    public let openWriter: @Sendable () throws(EventStoreError) -> Writer
+    public let openReader: WorkerService.StoreOpener
+
+    public init(
+        openWriter: @escaping @Sendable () throws(EventStoreError) -> Writer,
+        openReader: @escaping WorkerService.StoreOpener
+    ) {
+        self.openWriter = openWriter
+        self.openReader = openReader
+    }
+
+    /// Every connection from `open`, each append durable when it returns (`synchronous=FULL`,
+    /// PostgreSQL, memory).
+    public static func syncingEachCommit(_ open: @escaping WorkerService.StoreOpener) -> WorkerLog {
+        WorkerLog(openWriter: { () throws(EventStoreError) -> Writer in (try open(), nil) }, openReader: open)
+    }
+}

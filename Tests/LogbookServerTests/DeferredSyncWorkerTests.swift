@@ -1,0 +1,103 @@
+import Foundation
+import LogbookApplication
+import LogbookJSON
+import LogbookSQLite
+import LogbookServer
+import LogbookTestSupport
+import LogbookWire
+import LogbookZMQ
+import Testing
+
+/// A worker on a SQLite log whose writer commits with deferred syncs (the `logbook run
+/// worker` configuration), its flushes held by the test: a committed command is neither
+/// replied to, nor published, nor served by `ReadLog` or `Status` before a flush covered it.
+@Suite("Worker with deferred syncs: nothing leaves before its flush")
+struct DeferredSyncWorkerTests {
+    /// The horizon's flush, made to wait until the test lets it go.
+    final class HeldHorizon: LogFlusher, @unchecked Sendable {
+        let horizon: SQLiteDurableHorizon
+        private let condition = NSCondition()
+        private var open = false
+        init(_ horizon: SQLiteDurableHorizon) { self.horizon = horizon }
+
+        func flush() throws(EventStoreError) {
+            condition.lock()
+            while !open { condition.wait() }
+            condition.unlock()
+            try horizon.flush()
+        }
+
+        func letGo() {
+            condition.lock()
+            open = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    @Test("a command's reply, feed message, ReadLog page and Status head wait for the flush that covers it")
+    func nothingBeforeTheFlush() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "logbook-deferred-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.sqlite3").path
+        let endpoints = ServiceEndpoints(
+            commands: "ipc://\(directory.path)/commands", feed: "ipc://\(directory.path)/feed",
+            queries: "ipc://\(directory.path)/queries", log: "ipc://\(directory.path)/log")
+        let horizon = SQLiteDurableHorizon(durableHead: try SQLiteEventStore(path: path).headPosition())
+        let held = HeldHorizon(horizon)
+        let log = WorkerLog(
+            openWriter: { () throws(EventStoreError) -> WorkerLog.Writer in
+                (try SQLiteEventStore(path: path, durability: .deferredSyncs(horizon)), held)
+            },
+            openReader: { () throws(EventStoreError) -> any EventStore in
+                try SQLiteEventStore(path: path, durability: .readsDurable(horizon))
+            })
+        let worker = try WorkerService(
+            endpoints: endpoints, log: log, clock: StepClock(), ids: CountingIds(),
+            diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()))
+        try worker.start()
+        defer {
+            held.letGo()
+            worker.stop()
+        }
+        let context = try ZMQContext()
+        var feed = try FeedTap(context, feed: endpoints.feed)
+        let commands = try DealerClient(context, endpoints.commands)
+        let reads = try DealerClient(context, endpoints.log)
+
+        try commands.send(
+            .object([
+                "id": "c1", "type": "RegisterUser",
+                "data": .object(["userId": "u1", "name": "Ann", "email": "ann@example.com"]),
+            ]))
+        // Committed (the writer's own connection sees it), not yet flushed.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while horizon.committedHead < 2 && ContinuousClock.now < deadline { usleep(2_000) }
+        #expect(horizon.committedHead == 2)
+        #expect(try SQLiteEventStore(path: path).headPosition() == 2, "the commit is in the file")
+        #expect(horizon.durableHead == 0)
+
+        let page = try reads.request(.object(["id": "r1", "type": "ReadLog", "from": 1, "limit": 10]))
+        #expect(page["events"] == .array([]), "ReadLog served events no flush covered")
+        #expect(page["head"] == .int(0))
+        #expect(try commands.workerStatus().head == 0, "Status named a head no flush covered")
+        #expect(try !commands.hasReply(), "the command was answered before its flush")
+        try feed.take(within: 200) { !$0.isEmpty }
+        #expect(feed.messages.isEmpty, "the feed published before the flush")
+
+        held.letGo()
+        let reply = try commands.receive()
+        #expect(reply["id"] == "c1")
+        #expect(reply["ok"] == true && reply["position"] == .int(2))
+        #expect(horizon.durableHead == 2)
+        // The user's event; the e-mail claim (position 2) is on no feed topic.
+        try feed.take { !$0.isEmpty }
+        #expect(feed.messages.map(\.topic) == ["users"])
+        #expect(feed.messages.map(\.position) == [1])
+        let after = try reads.request(.object(["id": "r2", "type": "ReadLog", "from": 1, "limit": 10]))
+        #expect(after["head"] == .int(2))
+        #expect(after["events"]?.arrayValue?.count == 2)
+    }
+}
