@@ -11,7 +11,8 @@ import Glibc
 /// sync its output (SQLite's documentation says so); the backup API writes through an
 /// ordinary connection, and this copy is synced before it is put in place.
 ///
-/// The copy is written under `DEST.partial`, checked (`PRAGMA integrity_check`), synced, and
+/// The copy is written under `DEST.partial`, checked (`PRAGMA integrity_check`), the source's
+/// WAL synced (so the copy holds nothing the log could still lose), the copy synced, and
 /// only then linked to its name, which must not exist (`link(2)` refuses, so a backup never
 /// overwrites anything); a failed copy leaves nothing behind. The source is opened read-only.
 public enum SQLiteEventLogBackup {
@@ -34,6 +35,7 @@ public enum SQLiteEventLogBackup {
         guard !FileManager.default.fileExists(atPath: partial) else { throw .partialExists(partial) }
         do throws(SQLiteEventLogBackupError) {
             let summary = try writeChecked(from: source, to: partial)
+            try syncWAL(of: source)
             try sync(partial)
             guard link(partial, destination) == 0 else {
                 let error = errno
@@ -94,6 +96,21 @@ public enum SQLiteEventLogBackup {
         } catch {
             throw .copyDamaged(partial, "\(error)")
         }
+    }
+
+    /// Syncs the source's WAL, when it has one: a worker commits with deferred syncs
+    /// (`SQLiteDurableHorizon`), so the copy may hold a commit the source's disk does not yet;
+    /// after this it does, and a power cut cannot leave the copy ahead of the log.
+    private static func syncWAL(of source: String) throws(SQLiteEventLogBackupError) {
+        let wal = source + "-wal"
+        let descriptor = open(wal, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            // No WAL: every commit is in the file itself, which SQLite synced when it checkpointed.
+            if errno == ENOENT { return }
+            throw .io("cannot open \(wal) to sync it: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        guard fdatasync(descriptor) == 0 else { throw .io("cannot sync \(wal): \(String(cString: strerror(errno)))") }
     }
 
     /// Flushes a file (or a directory's entries) to the disk.

@@ -29,7 +29,8 @@ final class CommitStage: @unchecked Sendable {
         var commandsDecidedAgain: Int
     }
 
-    /// Readable once a submitted batch finished (drained by `takeFinished()`).
+    /// Readable once a submitted batch finished (drained by `takeFinished()`), and once the
+    /// append thread is free for the next batch (`acceptsBatch`).
     let finished: WakeUpPipe
     /// Set once, in `init`; joined by `stop()`.
     private var threads: [OwnedThread] = []
@@ -139,7 +140,8 @@ final class CommitStage: @unchecked Sendable {
             if flushes { committed.append(batch) } else { done.append(batch) }
             condition.broadcast()
             condition.unlock()
-            if !flushes { finished.wake() }
+            // With a flusher too: the loop then hands over the batch it has been reading meanwhile.
+            finished.wake()
         }
     }
 
