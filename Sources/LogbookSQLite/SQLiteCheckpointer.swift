@@ -95,7 +95,10 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         // A connection learns that the file is in WAL mode on its first read; until then a
         // checkpoint does nothing and says SQLITE_OK.
         let connection = try? SQLiteConnection(path: path)
-        let isWAL = (try? connection?.text("PRAGMA journal_mode"))??.lowercased() == "wal"
+        // A checkpoint syncs the WAL before it copies a frame into the file at any level but
+        // OFF; the deferred-sync writer relies on that (`SQLiteDurableHorizon`): say FULL.
+        let syncsWAL = (try? connection?.execute("PRAGMA synchronous = FULL")) != nil
+        let isWAL = syncsWAL && (try? connection?.text("PRAGMA journal_mode"))??.lowercased() == "wal"
         defer {
             condition.lock()
             ended = true

@@ -28,6 +28,15 @@ final class SQLiteConnection {
         sqlite3_close_v2(handle)
     }
 
+    /// The path of the main database's WAL file as SQLite names it (beside the file a
+    /// symbolic link points to, not beside the link), or nil for a database without a file.
+    var walPath: String? {
+        guard let name = sqlite3_db_filename(handle, "main"), name.pointee != 0,
+            let wal = sqlite3_filename_wal(name)
+        else { return nil }
+        return String(cString: wal)
+    }
+
     /// Runs one or more statements that return no rows of interest.
     func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?

@@ -17,25 +17,43 @@ import Synchronization
 /// WAL before it copies any frame into the database file (it does so at every
 /// `synchronous` level but OFF), so the file never holds a frame the WAL could lose.
 ///
-/// After a failed sync the horizon stays where it was and every later flush fails:
-/// Linux may drop the pages that failed to reach the disk and report the next sync clean,
-/// so only a restart, which reads what the disk holds, may move it again.
+/// After a failed sync the horizon stays where it was and every later flush fails: Linux
+/// may drop the pages that failed to reach the disk and report the next sync clean, so
+/// this process can never again say what is durable. (A restart reads what the page cache
+/// holds, which may not be what the disk holds: the disk needs an operator's look first.)
 public final class SQLiteDurableHorizon: LogFlusher {
     private let durable: Atomic<Int64>
     private let committed: Atomic<Int64>
     private let state = Mutex(WALFile())
 
-    /// The WAL file's descriptor (ours, apart from SQLite's), and whether a sync failed.
+    /// The WAL file's descriptor (ours, apart from SQLite's), which writer attached it, and
+    /// whether a sync failed.
     private struct WALFile: ~Copyable {
         var descriptor: Int32 = -1
         var path = ""
+        var writer = 0
         var failure: String?
     }
 
-    /// A horizon at `durableHead`: what the log held, on disk, when the process opened it.
+    /// A horizon at `durableHead`, for a log that is on disk up to there.
     public init(durableHead: Int64) {
         durable = Atomic(durableHead)
         committed = Atomic(durableHead)
+    }
+
+    /// A horizon for the log at `path` as it is now: opens it (as any store does: created
+    /// or migrated if needed, refused if it is not a log), reads its head, then syncs its WAL,
+    /// so that what a killed writer left in the page cache is on disk before any reader of
+    /// this horizon serves it.
+    public static func opening(path: String, evolution: EventEvolution = .standard) throws(EventStoreError)
+        -> SQLiteDurableHorizon
+    {
+        let store = try SQLiteEventStore(path: path, evolution: evolution)
+        let head = try store.headPosition()
+        if let wal = store.walPath, let failure = Self.sync(path: wal, missingIsFine: true) {
+            throw .unavailable(failure, cause: .ioError)
+        }
+        return SQLiteDurableHorizon(durableHead: head)
     }
 
     /// The last position a flush covered: readers stop here.
@@ -49,32 +67,37 @@ public final class SQLiteDurableHorizon: LogFlusher {
         committed.store(head, ordering: .releasing)
     }
 
-    /// The writer's connection opened the log at `walPath` and holds its WAL open: syncs it
+    /// A writer's connection opened the log and holds its WAL at `walPath` open: syncs it
     /// (and its directory, for a WAL file just created), then takes `head`, which the writer
-    /// read before, as durable. Another writer's horizon file is closed first.
-    func attach(walPath: String, head: Int64) throws(EventStoreError) {
-        let attached: Result<Void, EventStoreError> = state.withLock { file in
+    /// read before, as durable. Returns the writer's ticket for `detach`; an earlier
+    /// writer's descriptor is closed.
+    func attach(walPath: String, head: Int64) throws(EventStoreError) -> Int {
+        let attached: Result<Int, EventStoreError> = state.withLock { file in
             if file.descriptor >= 0 { close(file.descriptor) }
+            file.writer += 1
             file.descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
             file.path = walPath
             guard file.descriptor >= 0 else {
                 return .failure(.unavailable("cannot open \(walPath): \(String(cString: strerror(errno)))"))
             }
             let directory = (walPath as NSString).deletingLastPathComponent
-            if let failure = Self.sync(file.descriptor, walPath) ?? Self.syncDirectory(directory) {
+            if let failure = Self.sync(file.descriptor, walPath) ?? Self.sync(path: directory, missingIsFine: false) {
                 return .failure(.unavailable(failure, cause: .ioError))
             }
-            return .success(())
+            return .success(file.writer)
         }
-        try attached.get()
+        let ticket = try attached.get()
         committed.store(head, ordering: .releasing)
         durable.store(head, ordering: .releasing)
+        return ticket
     }
 
-    /// The writer's connection is closing: its WAL descriptor is closed with it.
-    func detach() {
+    /// The writer with `ticket` is closing: its WAL descriptor is closed with it (not a
+    /// later writer's).
+    func detach(_ ticket: Int) {
         state.withLock { file in
-            if file.descriptor >= 0 { close(file.descriptor) }
+            guard file.writer == ticket, file.descriptor >= 0 else { return }
+            close(file.descriptor)
             file.descriptor = -1
         }
     }
@@ -88,10 +111,11 @@ public final class SQLiteDurableHorizon: LogFlusher {
             // Read before the sync: every commit up to here wrote its frames before it.
             let target = committed.load(ordering: .acquiring)
             if let failure = Self.sync(file.descriptor, file.path) {
-                file.failure =
+                let failure =
                     "\(failure); nothing committed after position \(durable.load(ordering: .relaxed)) "
-                    + "is durable until the worker restarts"
-                return .failure(.unavailable(file.failure ?? failure, cause: .ioError))
+                    + "can be said to be durable by this process"
+                file.failure = failure
+                return .failure(.unavailable(failure, cause: .ioError))
             }
             if target > durable.load(ordering: .relaxed) { durable.store(target, ordering: .releasing) }
             return .success(())
@@ -107,12 +131,21 @@ public final class SQLiteDurableHorizon: LogFlusher {
         return nil
     }
 
-    private static func syncDirectory(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "cannot open \(path): \(String(cString: strerror(errno)))" }
+    /// Opens `path` (a file or a directory), syncs it and closes it; a missing file is no
+    /// failure with `missingIsFine`.
+    private static func sync(path: String, missingIsFine: Bool) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT && missingIsFine { return nil }
+            return "cannot open \(path): \(String(cString: strerror(errno)))"
+        }
         defer { close(descriptor) }
         return sync(descriptor, path)
     }
 
-    deinit { detach() }
+    deinit {
+        state.withLock { file in
+            if file.descriptor >= 0 { close(file.descriptor) }
+        }
+    }
 }

@@ -35,7 +35,6 @@ public enum SQLiteEventLogBackup {
         guard !FileManager.default.fileExists(atPath: partial) else { throw .partialExists(partial) }
         do throws(SQLiteEventLogBackupError) {
             let summary = try writeChecked(from: source, to: partial)
-            try syncWAL(of: source)
             try sync(partial)
             guard link(partial, destination) == 0 else {
                 let error = errno
@@ -84,6 +83,7 @@ public enum SQLiteEventLogBackup {
         } catch {
             throw .io("copying \(source) to \(partial): \(error)")
         }
+        if let wal = from.walPath { try syncWAL(wal) }
         do {
             let check = try to.text("PRAGMA integrity_check") ?? "no answer"
             guard check == "ok" else { throw SQLiteEventLogBackupError.copyDamaged(partial, check) }
@@ -98,11 +98,10 @@ public enum SQLiteEventLogBackup {
         }
     }
 
-    /// Syncs the source's WAL, when it has one: a worker commits with deferred syncs
+    /// Syncs the source's WAL (`wal`), when it has one: a worker commits with deferred syncs
     /// (`SQLiteDurableHorizon`), so the copy may hold a commit the source's disk does not yet;
     /// after this it does, and a power cut cannot leave the copy ahead of the log.
-    private static func syncWAL(of source: String) throws(SQLiteEventLogBackupError) {
-        let wal = source + "-wal"
+    private static func syncWAL(_ wal: String) throws(SQLiteEventLogBackupError) {
         let descriptor = open(wal, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             // No WAL: every commit is in the file itself, which SQLite synced when it checkpointed.

@@ -4,7 +4,7 @@ public import LogbookApplication
 import Synchronization
 
 /// The event log in one SQLite file: WAL journal, `synchronous=FULL`, so an append that
-/// returned is on disk. Several processes may open the same file; writers take turns.
+/// returned is on disk (unless opened `.deferredSyncs`, see `Durability`). Several processes may open the same file; writers take turns.
 /// Refuses, with `EventStoreError.notAnEventLog`, a file that is not a database or
 /// belongs to another program, and one written by a newer schema. A file of an older
 /// schema is migrated when opened. Each event is stored with its type's schema version
@@ -25,7 +25,9 @@ public final class SQLiteEventStore: EventStore {
         /// for a caller that flushes before it reports anything (the worker's `CommitStage`).
         case deferredSyncs(SQLiteDurableHorizon)
         /// This connection reads up to `horizon.durableHead` only: its head, its pages, its
-        /// streams and command records stop there.
+        /// streams and the command records of commands that appended events stop there (a
+        /// command that appended nothing keeps only the head of its time, so its record is
+        /// not held back). It refuses appends: the horizon's writer is the one writer.
         case readsDurable(SQLiteDurableHorizon)
     }
 
@@ -34,6 +36,8 @@ public final class SQLiteEventStore: EventStore {
     private let evolution: EventEvolution
     private let checkpointer: SQLiteCheckpointer?
     private let durability: Durability
+    /// A deferred-sync writer's ticket with its horizon (`SQLiteDurableHorizon.attach`).
+    private let horizonTicket: Int
 
     /// Opens (creating or migrating if needed) the log at `path`. Several processes may do so at once.
     /// - Parameters:
@@ -80,7 +84,10 @@ public final class SQLiteEventStore: EventStore {
                 appender.committed = { head in horizon.committed(through: head) }
                 // Read first, synced after: what this reads is durable once the sync returns.
                 let head = try connection.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
-                try horizon.attach(walPath: path + "-wal", head: head)
+                guard let wal = connection.walPath else { throw EventStoreError.unavailable("\(path) has no WAL file") }
+                horizonTicket = try horizon.attach(walPath: wal, head: head)
+            } else {
+                horizonTicket = 0
             }
         } catch let error as SQLiteError {
             throw Self.storeError(error, path: path)
@@ -93,11 +100,14 @@ public final class SQLiteEventStore: EventStore {
     }
 
     deinit {
-        if case .deferredSyncs(let horizon) = durability { horizon.detach() }
+        if case .deferredSyncs(let horizon) = durability { horizon.detach(horizonTicket) }
         guard let checkpointer else { return }
         session.withLock { $0.db.removeWALHook() }
         checkpointer.stop()
     }
+
+    /// The path of this log's WAL file, as SQLite names it.
+    var walPath: String? { session.withLock { $0.db.walPath } }
 
     /// The last position this connection's reads may see: the horizon's durable head for a
     /// `.readsDurable` reader, no limit otherwise.
@@ -225,6 +235,9 @@ public final class SQLiteEventStore: EventStore {
 
     public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
         if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
+        if case .readsDurable = durability {
+            throw .invalidRequest("this connection only reads (its horizon's writer appends)")
+        }
         guard !batch.isEmpty else { return [] }
         return try withSession { [evolution] session in
             try session.appender.append(batch) { commandId in

@@ -25,9 +25,9 @@ struct StoreOpening {
         case .sqlite:
             try configuration.ensureDataDirectory()
             let path = configuration.eventLogPath
-            let head: Int64
+            let horizon: SQLiteDurableHorizon
             do {
-                head = try SQLiteEventStore(path: path, evolution: .standard).headPosition()
+                horizon = try SQLiteDurableHorizon.opening(path: path, evolution: .standard)
             } catch {
                 throw .unavailable(error.description)
             }
@@ -35,9 +35,8 @@ struct StoreOpening {
             open = { () throws(EventStoreError) -> any EventStore in
                 try SQLiteEventStore(path: path, evolution: .standard, backgroundCheckpoints: true)
             }
-            // What the first connection read was synced when it closed (SQLite checkpoints
-            // the WAL on the last close), and the writer syncs the WAL again when it opens.
-            let horizon = SQLiteDurableHorizon(durableHead: head)
+            // Durable up to the head read at the opening (its WAL synced); the writer syncs
+            // the WAL again when it opens, and moves the horizon to its head.
             worker = WorkerLog(
                 openWriter: { () throws(EventStoreError) -> WorkerLog.Writer in
                     let store = try SQLiteEventStore(

@@ -77,6 +77,44 @@ struct SQLiteDurableHorizonTests {
         }
     }
 
+    @Test("a reader refuses appends: the horizon's writer is the one writer")
+    func readerRefusesAppends() throws {
+        try Self.withLog { path in
+            let horizon = try SQLiteDurableHorizon.opening(path: path)
+            let reader = try SQLiteEventStore(path: path, durability: .readsDurable(horizon))
+            #expect(throws: EventStoreError.self) { _ = try reader.append([Requests.simple("c1", stream: "a-1")]) }
+            #expect(try SQLiteEventStore(path: path).headPosition() == 0)
+        }
+    }
+
+    @Test("opening a horizon reads the log's head (creating an empty log) and refuses a file that is not a log")
+    func openingAHorizon() throws {
+        try Self.withLog { path in
+            #expect(try SQLiteDurableHorizon.opening(path: path).durableHead == 0)
+            _ = try SQLiteEventStore(path: path).append([Requests.simple("c1", stream: "a-1", count: 4)])
+            let horizon = try SQLiteDurableHorizon.opening(path: path)
+            #expect(horizon.durableHead == 4 && horizon.committedHead == 4)
+        }
+        try Self.withLog { path in
+            try Data("not a database, not at all".utf8).write(to: URL(fileURLWithPath: path))
+            #expect(throws: EventStoreError.self) { _ = try SQLiteDurableHorizon.opening(path: path) }
+        }
+    }
+
+    @Test("an older writer closed after a newer one opened leaves the newer one's WAL descriptor alone")
+    func olderWriterDetaches() throws {
+        try Self.withLog { path in
+            let horizon = try SQLiteDurableHorizon.opening(path: path)
+            var older: SQLiteEventStore? = try SQLiteEventStore(path: path, durability: .deferredSyncs(horizon))
+            let newer = try SQLiteEventStore(path: path, durability: .deferredSyncs(horizon))
+            older = nil
+            _ = try newer.append([Requests.simple("c1", stream: "a-1")])
+            try horizon.flush()
+            #expect(horizon.durableHead == 1)
+            #expect(older == nil)
+        }
+    }
+
     @Test("a file that is not a log is refused by a deferred writer as by any store, and no WAL is attached")
     func foreignFile() throws {
         try Self.withLog { path in

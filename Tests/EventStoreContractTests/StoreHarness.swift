@@ -196,8 +196,7 @@ final class DeferredSyncsStore: ForwardingEventStore {
     let horizon: SQLiteDurableHorizon
 
     init(path: String) throws {
-        let head = try SQLiteEventStore(path: path).headPosition()
-        horizon = SQLiteDurableHorizon(durableHead: head)
+        horizon = try SQLiteDurableHorizon.opening(path: path)
         writer = try SQLiteEventStore(path: path, durability: .deferredSyncs(horizon))
         inner = try SQLiteEventStore(path: path, durability: .readsDurable(horizon))
     }

@@ -9,7 +9,10 @@
 /// - `append` of a batch is one durable transaction (group commit) in which each
 ///   request succeeds or fails on its own, in order, except that a request whose
 ///   `dependencies` did not all commit in this batch fails too (`.abandoned`); it returns
-///   only once that transaction is durable, and throws (committing nothing) if it cannot be;
+///   only once that transaction is durable, and throws (committing nothing) if it cannot be
+///   (a store opened to defer its syncs returns once committed instead, and its
+///   `LogFlusher` makes the commit durable: only for a caller that flushes before it
+///   reports anything, as the worker's commit stage does);
 /// - committed events and command records are never changed or removed.
 ///
 /// Calls block on I/O: make them from a thread you own, not from Swift concurrency's pool.

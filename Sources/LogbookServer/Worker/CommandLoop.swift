@@ -33,9 +33,10 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     let router: ZMQSocket
     var announcer: Announcer
     let commits: CommitStage
-    /// The log's head for `Status`, read through a connection of the loop's own: never the
-    /// commit stage's, which is held for a whole commit (its fsync, or a wait of seconds for
-    /// another writer's lock), so `Status` answers while a batch commits or hangs.
+    /// The log's head for `Status` (the durable head, on a deferred-sync SQLite log), read
+    /// through a connection of the loop's own: never the commit stage's, which is held for a
+    /// whole commit (with `synchronous=FULL` its fsync, or a wait of seconds for another
+    /// writer's lock), so `Status` answers while a batch commits or hangs.
     let headReads: any EventStore
     let diagnostics: Diagnostics
     let maximumBatch: Int
@@ -105,6 +106,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 // Taken after the reading, which may throw: outcomes taken are always delivered
                 // (an untaken batch leaves the pipe readable for the next turn).
                 let finished = ready[0] ? commits.takeFinished() : []
+                precondition(finished.count <= inStage.count, "the commit stage returned a batch it was not given")
                 let delivered = zip(finished, inStage.prefix(finished.count)).map { ($0, $1.batch, $1.since) }
                 inStage.removeFirst(finished.count)
                 // The stage takes the next batch before these are delivered, so its commit
@@ -125,6 +127,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     private mutating func finish() throws(ZMQError) {
         for _ in 0..<2 {
             let finished = inStage.isEmpty ? [] : commits.waitForFinished()
+            precondition(finished.count <= inStage.count, "the commit stage returned a batch it was not given")
             let delivered = zip(finished, inStage.prefix(finished.count)).map { ($0, $1.batch, $1.since) }
             inStage.removeFirst(finished.count)
             try deliver(delivered)

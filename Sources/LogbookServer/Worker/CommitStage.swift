@@ -16,7 +16,13 @@ import LogbookZMQ
 /// once durable; `finished` (a pipe in the loop's poll) becomes readable when one is ready.
 /// If a flush fails, every command of the batches it covered is refused as `unavailable`
 /// (they may or may not survive a power cut: their clients send them again, with their ids),
-/// and so is every later one (`LogFlusher`: a failed flush fails all later ones).
+/// and so is every later one, without being appended (after a failed sync nothing more can
+/// be said durable: `LogFlusher`); the flush thread ends, so its heartbeat stops and a
+/// supervisor's watchdog restarts the worker.
+///
+/// At most `maximumInFlight` batches are in the stage at once (one being appended, the
+/// others waiting for or in a flush, or durable and not yet taken): while a sync is slow,
+/// requests wait in libzmq's bounded queue, not in this process.
 ///
 /// The handler (and through it the store's connection) is used only on the append thread
 /// once the stage is made; the flusher only on the flush thread. Each thread checks in with
@@ -28,6 +34,10 @@ final class CommitStage: @unchecked Sendable {
         var outcomes: [CommandOutcome]
         var commandsDecidedAgain: Int
     }
+
+    /// Batches in the stage at most: one appended while the one before is flushed and the
+    /// one before that delivered.
+    static let maximumInFlight = 3
 
     /// Readable once a submitted batch finished (drained by `takeFinished()`), and once the
     /// append thread is free for the next batch (`acceptsBatch`).
@@ -47,6 +57,8 @@ final class CommitStage: @unchecked Sendable {
     /// Submitted and not yet taken back by the command loop.
     private var inFlight = 0
     private var stopping = false
+    /// Why a flush failed; from then on every batch is refused without being appended.
+    private var flushFailure: EventStoreError?
 
     /// Starts the append thread, which owns `handler` from now on, and with `flusher` the
     /// flush thread, which checks in with `flushHeartbeat`.
@@ -67,11 +79,12 @@ final class CommitStage: @unchecked Sendable {
         }
     }
 
-    /// The append thread can take a batch now: none waits for it and none is in its hands.
+    /// The append thread can take a batch now: none waits for it, none is in its hands, and
+    /// fewer than `maximumInFlight` are in the stage.
     var acceptsBatch: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return submitted == nil && !appending
+        return submitted == nil && !appending && inFlight < Self.maximumInFlight
     }
 
     /// No batch is in the stage, and none finished and not yet taken.
@@ -84,7 +97,9 @@ final class CommitStage: @unchecked Sendable {
     /// Hands a batch to the append thread; call only when `acceptsBatch`.
     func submit(_ requests: [CommandRequest]) {
         condition.lock()
-        precondition(submitted == nil && !appending, "a batch is already waiting for the append thread")
+        precondition(
+            submitted == nil && !appending && inFlight < Self.maximumInFlight,
+            "a batch is already waiting for the append thread, or the stage is full")
         submitted = requests
         inFlight += 1
         condition.broadcast()
@@ -133,11 +148,22 @@ final class CommitStage: @unchecked Sendable {
                 if isStopping { return }
                 continue
             }
-            let batch = Finished(
-                outcomes: handler.handle(requests), commandsDecidedAgain: handler.commandsDecidedAgain)
+            let batch: Finished
+            if let failure = currentFlushFailure {
+                batch = Self.refused(requests.count, failure, decidedAgain: handler.commandsDecidedAgain)
+            } else {
+                batch = Finished(outcomes: handler.handle(requests), commandsDecidedAgain: handler.commandsDecidedAgain)
+            }
             condition.lock()
             appending = false
-            if flushes { committed.append(batch) } else { done.append(batch) }
+            if let failure = flushFailure, flushes {
+                // The flush thread has ended: this batch cannot be made durable.
+                done.append(Self.refused(batch.outcomes.count, failure, decidedAgain: batch.commandsDecidedAgain))
+            } else if flushes {
+                committed.append(batch)
+            } else {
+                done.append(batch)
+            }
             condition.broadcast()
             condition.unlock()
             // With a flusher too: the loop then hands over the batch it has been reading meanwhile.
@@ -170,20 +196,42 @@ final class CommitStage: @unchecked Sendable {
             condition.unlock()
             if ending { return }
             guard !batches.isEmpty else { continue }
+            var failure: EventStoreError?
             do {
                 try flusher.flush()
             } catch {
-                let refusal = CommandOutcome.rejected(ServiceError(error))
-                for index in batches.indices {
-                    batches[index].outcomes = batches[index].outcomes.map { _ in refusal }
-                }
+                failure = error
             }
             condition.lock()
+            if let failure {
+                // Final: what came in meanwhile is refused with them, and later batches by the
+                // append thread; this thread ends, so its heartbeat stops.
+                flushFailure = failure
+                batches += committed
+                committed = []
+                batches = batches.map {
+                    Self.refused($0.outcomes.count, failure, decidedAgain: $0.commandsDecidedAgain)
+                }
+            }
             done.append(contentsOf: batches)
             condition.broadcast()
             condition.unlock()
             finished.wake()
+            if failure != nil { return }
         }
+    }
+
+    /// A batch of `count` commands, each refused because the log cannot be made durable.
+    private static func refused(_ count: Int, _ failure: EventStoreError, decidedAgain: Int) -> Finished {
+        Finished(
+            outcomes: Array(repeating: .rejected(ServiceError(failure)), count: count),
+            commandsDecidedAgain: decidedAgain)
+    }
+
+    private var currentFlushFailure: EventStoreError? {
+        condition.lock()
+        defer { condition.unlock() }
+        return flushFailure
     }
 
     /// Waits on `condition` (locked) until `ready` holds, or for at most the heartbeat's
