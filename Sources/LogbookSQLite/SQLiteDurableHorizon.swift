@@ -102,6 +102,25 @@ public final class SQLiteDurableHorizon: LogFlusher {
         }
     }
 
+    /// A reader found the log's head at `head`, past everything this horizon's writer
+    /// committed: another connection wrote it (a second writer, a repair by hand). Syncs the
+    /// WAL (the writer's descriptor, or `walPath` while no writer is attached), after which
+    /// what the reader saw is on disk, and moves the horizon there. Nothing moves after a
+    /// failed sync.
+    func adopt(foreignHead head: Int64, walPath: String?) throws(EventStoreError) {
+        let adopted: Result<Void, EventStoreError> = state.withLock { file in
+            if let failure = file.failure { return .failure(.unavailable(failure, cause: .ioError)) }
+            let failure =
+                file.descriptor >= 0
+                ? Self.sync(file.descriptor, file.path) : walPath.flatMap { Self.sync(path: $0, missingIsFine: true) }
+            if let failure { return .failure(.unavailable(failure, cause: .ioError)) }
+            if head > committed.load(ordering: .relaxed) { committed.store(head, ordering: .releasing) }
+            if head > durable.load(ordering: .relaxed) { durable.store(head, ordering: .releasing) }
+            return .success(())
+        }
+        try adopted.get()
+    }
+
     public func flush() throws(EventStoreError) {
         let flushed: Result<Void, EventStoreError> = state.withLock { file in
             if let failure = file.failure { return .failure(.unavailable(failure, cause: .ioError)) }

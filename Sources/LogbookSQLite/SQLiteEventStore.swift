@@ -27,7 +27,8 @@ public final class SQLiteEventStore: EventStore {
         /// This connection reads up to `horizon.durableHead` only: its head, its pages, its
         /// streams and the command records of commands that appended events stop there (a
         /// command that appended nothing keeps only the head of its time, so its record is
-        /// not held back). It refuses appends: the horizon's writer is the one writer.
+        /// not held back). Its `headPosition` also finds what another connection wrote past
+        /// the horizon's writer and, once synced, moves the horizon there. It refuses appends.
         case readsDurable(SQLiteDurableHorizon)
     }
 
@@ -415,11 +416,16 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    /// On a `.readsDurable` reader: the durable head, or, when the log holds more than the
+    /// horizon's writer committed (another connection wrote it), that head once the WAL is
+    /// synced (`SQLiteDurableHorizon.adopt`).
     public func headPosition() throws(EventStoreError) -> Int64 {
-        let readable = readableHead
-        return try withConnection { db in
-            min(try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0, readable)
+        let (head, wal) = try withConnection { db in
+            (try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0, db.walPath)
         }
+        guard case .readsDurable(let horizon) = durability else { return head }
+        if head > horizon.committedHead { try horizon.adopt(foreignHead: head, walPath: wal) }
+        return min(head, horizon.durableHead)
     }
 
     /// The durability settings in force on this store's connection, as SQLite reports them:

@@ -56,10 +56,9 @@ struct SQLiteDurableHorizonTests {
         try Self.withLog { path in
             _ = try SQLiteEventStore(path: path).append([Requests.simple("c1", stream: "a-1", count: 3)])
             let horizon = SQLiteDurableHorizon(durableHead: 0)
-            let reader = try SQLiteEventStore(path: path, durability: .readsDurable(horizon))
-            #expect(try reader.headPosition() == 0, "nothing is durable to a horizon that knows nothing yet")
             let writer = try SQLiteEventStore(path: path, durability: .deferredSyncs(horizon))
             #expect(horizon.durableHead == 3 && horizon.committedHead == 3)
+            let reader = try SQLiteEventStore(path: path, durability: .readsDurable(horizon))
             #expect(try reader.headPosition() == 3)
             _ = writer
         }
@@ -74,6 +73,27 @@ struct SQLiteDurableHorizonTests {
             writer = nil
             #expect(throws: EventStoreError.self) { try horizon.flush() }
             #expect(horizon.durableHead == 0)
+        }
+    }
+
+    @Test("what another connection wrote past the horizon's writer is served once a reader's head synced it")
+    func foreignWrites() throws {
+        try Self.withLog { path in
+            let horizon = try SQLiteDurableHorizon.opening(path: path)
+            let writer = try SQLiteEventStore(path: path, durability: .deferredSyncs(horizon))
+            let reader = try SQLiteEventStore(path: path, durability: .readsDurable(horizon))
+            _ = try writer.append([Requests.simple("c1", stream: "a-1")])
+            try horizon.flush()
+            // A second writer (FULL, as any other store), behind the horizon's writer's back.
+            _ = try SQLiteEventStore(path: path).append([Requests.simple("c2", stream: "b-1", count: 2)])
+            #expect(horizon.durableHead == 1)
+            #expect(try reader.headPosition() == 3)
+            #expect(horizon.durableHead == 3 && horizon.committedHead == 3)
+            #expect(try reader.read(fromPosition: 1, limit: 10, categories: nil).map(\.position) == [1, 2, 3])
+            // The writer goes on after them.
+            _ = try writer.append([Requests.simple("c3", stream: "a-1")])
+            try horizon.flush()
+            #expect(try reader.headPosition() == 4)
         }
     }
 
