@@ -130,18 +130,34 @@ struct CommitStageTests {
             flusher.release(times: 100)
             stage.stop()
         }
-        stage.submit(Self.registrations("a", count: 3))
+        stage.submit(Self.registrations("a", count: 10))
         try flusher.waitForFlushes(started: 1)
         for (number, prefix) in ["b", "c"].enumerated() {
             try waitUntil { stage.acceptsBatch }
             stage.submit(Self.registrations(prefix, count: 2))
-            try waitUntil { try store.headPosition() == Int64(6 + 4 * (number + 1)) }
+            try waitUntil { try store.headPosition() == Int64(20 + 4 * (number + 1)) }
         }
         flusher.release(times: 2)
         var taken: [CommitStage.Finished] = []
         while taken.count < 3 { taken += try Self.nextFinished(stage) }
-        #expect(taken.map(\.outcomes.count) == [3, 2, 2], "in the order they were submitted")
+        #expect(taken.map(\.outcomes.count) == [10, 2, 2], "in the order they were submitted")
         #expect(flusher.started == 2, "the two batches appended during the first flush share one")
+        #expect(flusher.threads == ["logbook-flushes", "logbook-flushes"])
+    }
+
+    @Test("a small batch with nothing waiting is synced by the append thread itself; a large one by the flush thread")
+    func smallBatchFlushedInline() throws {
+        let store = InMemoryEventStore()
+        let flusher = HeldFlusher()
+        let stage = try Self.stage(over: store, flusher: flusher)
+        defer { stage.stop() }
+        flusher.release(times: 100)
+        stage.submit(Self.registrations("s", count: CommitStage.inlineFlushBelow - 1))
+        #expect(try Self.nextFinished(stage).map(\.outcomes.count) == [CommitStage.inlineFlushBelow - 1])
+        try waitUntil { stage.acceptsBatch }
+        stage.submit(Self.registrations("l", count: CommitStage.inlineFlushBelow))
+        #expect(try Self.nextFinished(stage).map(\.outcomes.count) == [CommitStage.inlineFlushBelow])
+        #expect(flusher.threads == ["logbook-commits", "logbook-flushes"])
     }
 
     @Test("a failed flush refuses every command of the batches it covered as unavailable, not as accepted")
@@ -183,8 +199,8 @@ struct CommitStageTests {
         }
         for (number, prefix) in ["a", "b", "c"].enumerated() {
             try waitUntil { stage.acceptsBatch }
-            stage.submit(Self.registrations(prefix, count: 1))
-            try waitUntil { try store.headPosition() == Int64(2 * (number + 1)) }
+            stage.submit(Self.registrations(prefix, count: CommitStage.inlineFlushBelow))
+            try waitUntil { try store.headPosition() == Int64(2 * CommitStage.inlineFlushBelow * (number + 1)) }
         }
         try flusher.waitForFlushes(started: 1)
         usleep(20_000)
@@ -202,6 +218,7 @@ private final class HeldFlusher: LogFlusher, @unchecked Sendable {
     private let condition = NSCondition()
     private var releases = 0
     private var startedCount = 0
+    private var threadNames: [String] = []
     private let failing: EventStoreError?
 
     init(failing: EventStoreError? = nil) { self.failing = failing }
@@ -212,9 +229,17 @@ private final class HeldFlusher: LogFlusher, @unchecked Sendable {
         return startedCount
     }
 
+    /// The names of the threads that flushed, in order.
+    var threads: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return threadNames
+    }
+
     func flush() throws(EventStoreError) {
         condition.lock()
         startedCount += 1
+        threadNames.append(Thread.current.name ?? "?")
         condition.broadcast()
         while releases == 0 { condition.wait() }
         releases -= 1

@@ -9,8 +9,11 @@ import LogbookZMQ
 /// those waiting in one sync, while the append thread already appends the next batch. So
 /// one batch's sync overlaps the next one's processor work, and the command loop's thread,
 /// which owns every socket, reads the next requests and delivers finished batches
-/// meanwhile. Without a flusher each append is durable when it returns (`synchronous=FULL`,
-/// PostgreSQL) and a batch is finished as soon as it is appended.
+/// meanwhile. A small batch (under `inlineFlushBelow` commands) with no batch waiting and
+/// no flush running is synced by the append thread itself: nothing would overlap it, and a
+/// lone command saves two thread hand-overs. Without a flusher each append is durable when
+/// it returns (`synchronous=FULL`, PostgreSQL) and a batch is finished as soon as it is
+/// appended.
 ///
 /// Batches come back through `takeFinished()` in the order they were submitted, each only
 /// once durable; `finished` (a pipe in the loop's poll) becomes readable when one is ready.
@@ -39,6 +42,12 @@ final class CommitStage: @unchecked Sendable {
     /// one before that delivered.
     static let maximumInFlight = 3
 
+    /// A batch of fewer commands than this, with no batch waiting to be appended and no flush
+    /// running, is synced by the append thread itself: nothing would overlap the sync, and
+    /// a hand-over to the flush thread and back costs tens of microseconds on the latency of
+    /// a lone command.
+    static let inlineFlushBelow = 8
+
     /// Readable once a submitted batch finished (drained by `takeFinished()`), and once the
     /// append thread is free for the next batch (`acceptsBatch`).
     let finished: WakeUpPipe
@@ -59,6 +68,8 @@ final class CommitStage: @unchecked Sendable {
     private var stopping = false
     /// Why a flush failed; from then on every batch is refused without being appended.
     private var flushFailure: EventStoreError?
+    /// A flush runs (on the flush thread, or a small batch's on the append thread).
+    private var flushing = false
 
     /// Starts the append thread, which owns `handler` from now on, and with `flusher` the
     /// flush thread, which checks in with `flushHeartbeat`.
@@ -68,10 +79,9 @@ final class CommitStage: @unchecked Sendable {
     ) throws(ZMQError) {
         finished = try WakeUpPipe()
         let owned = HandlerOwnership(handler)
-        let flushes = flusher != nil
         threads.append(
             OwnedThread(name: "logbook-commits") { [self] in
-                serveAppends(owned.handler, heartbeat: heartbeat, flushes: flushes)
+                serveAppends(owned.handler, heartbeat: heartbeat, flusher: flusher)
             })
         if let flusher {
             threads.append(
@@ -141,7 +151,8 @@ final class CommitStage: @unchecked Sendable {
         return taken
     }
 
-    private func serveAppends(_ handler: CommandHandler, heartbeat: Heartbeat, flushes: Bool) {
+    private func serveAppends(_ handler: CommandHandler, heartbeat: Heartbeat, flusher: (any LogFlusher)?) {
+        let flushes = flusher != nil
         while true {
             heartbeat.beat()
             guard let requests = nextBatch(heartbeat) else {
@@ -159,6 +170,15 @@ final class CommitStage: @unchecked Sendable {
             if let failure = flushFailure, flushes {
                 // The flush thread has ended: this batch cannot be made durable.
                 done.append(Self.refused(batch.outcomes.count, failure, decidedAgain: batch.commandsDecidedAgain))
+            } else if let flusher, requests.count < Self.inlineFlushBelow, submitted == nil, committed.isEmpty,
+                !flushing
+            {
+                // A small batch with nothing to overlap: synced here, one hand-over fewer.
+                flushing = true
+                condition.unlock()
+                // A failure is final all the same: later batches are refused above.
+                _ = flushAndHandOn([batch], flusher)
+                continue
             } else if flushes {
                 committed.append(batch)
             } else {
@@ -189,36 +209,46 @@ final class CommitStage: @unchecked Sendable {
         while true {
             heartbeat.beat()
             condition.lock()
-            waitUntil(heartbeat) { !committed.isEmpty || (stopping && submitted == nil && !appending) }
-            var batches = committed
-            committed = []
-            let ending = batches.isEmpty && stopping && submitted == nil && !appending
+            let idle = { self.stopping && self.submitted == nil && !self.appending && !self.flushing }
+            waitUntil(heartbeat) { (!committed.isEmpty && !flushing) || flushFailure != nil || idle() }
+            // After a failed flush (here or the append thread's) this thread ends: its heartbeat stops.
+            let ending = flushFailure != nil || (committed.isEmpty && idle())
+            let batches = flushing || ending ? [] : committed
+            if !batches.isEmpty {
+                committed = []
+                flushing = true
+            }
             condition.unlock()
             if ending { return }
             guard !batches.isEmpty else { continue }
-            var failure: EventStoreError?
-            do {
-                try flusher.flush()
-            } catch {
-                failure = error
-            }
-            condition.lock()
-            if let failure {
-                // Final: what came in meanwhile is refused with them, and later batches by the
-                // append thread; this thread ends, so its heartbeat stops.
-                flushFailure = failure
-                batches += committed
-                committed = []
-                batches = batches.map {
-                    Self.refused($0.outcomes.count, failure, decidedAgain: $0.commandsDecidedAgain)
-                }
-            }
-            done.append(contentsOf: batches)
-            condition.broadcast()
-            condition.unlock()
-            finished.wake()
-            if failure != nil { return }
+            if !flushAndHandOn(batches, flusher) { return }
         }
+    }
+
+    /// Syncs `batches` (appended, in order, `flushing` set by the caller) and hands them to
+    /// the loop; false when the flush failed, which is final: they, and whatever was appended
+    /// meanwhile, are refused.
+    private func flushAndHandOn(_ batches: [Finished], _ flusher: any LogFlusher) -> Bool {
+        var failure: EventStoreError?
+        do {
+            try flusher.flush()
+        } catch {
+            failure = error
+        }
+        condition.lock()
+        flushing = false
+        var batches = batches
+        if let failure {
+            flushFailure = failure
+            batches += committed
+            committed = []
+            batches = batches.map { Self.refused($0.outcomes.count, failure, decidedAgain: $0.commandsDecidedAgain) }
+        }
+        done.append(contentsOf: batches)
+        condition.broadcast()
+        condition.unlock()
+        finished.wake()
+        return failure == nil
     }
 
     /// A batch of `count` commands, each refused because the log cannot be made durable.
