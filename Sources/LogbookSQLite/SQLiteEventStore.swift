@@ -4,7 +4,8 @@ public import LogbookApplication
 import Synchronization
 
 /// The event log in one SQLite file: WAL journal, `synchronous=FULL`, so an append that
-/// returned is on disk (unless opened `.deferredSyncs`, see `Durability`). Several processes may open the same file; writers take turns.
+/// returned is on disk (unless opened `.deferredSyncs`, see `Durability`). Several
+/// processes may open the same file; writers take turns.
 /// Refuses, with `EventStoreError.notAnEventLog`, a file that is not a database or
 /// belongs to another program, and one written by a newer schema. A file of an older
 /// schema is migrated when opened. Each event is stored with its type's schema version

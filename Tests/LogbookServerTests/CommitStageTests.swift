@@ -97,20 +97,22 @@ struct CommitStageTests {
             flusher.release(times: 100)
             stage.stop()
         }
-        stage.submit(Self.registrations("a", count: 10))
+        // Large enough for the flush thread (a smaller one would be synced on the append thread).
+        let large = CommitStage.inlineFlushBelow
+        stage.submit(Self.registrations("a", count: large))
         // Appended, and its flush began and is held: the append thread is free again.
         try flusher.waitForFlushes(started: 1)
-        #expect(try store.headPosition() == 20)
+        #expect(try store.headPosition() == Int64(2 * large))
         #expect(stage.acceptsBatch)
         #expect(stage.takeFinished().isEmpty, "no batch comes back before its flush returned")
 
         stage.submit(Self.registrations("b", count: 5))
-        try waitUntil { try store.headPosition() == 30 }
+        try waitUntil { try store.headPosition() == Int64(2 * large + 10) }
         #expect(stage.takeFinished().isEmpty)
 
         flusher.release(times: 1)
         let first = try Self.nextFinished(stage)
-        #expect(first.map(\.outcomes.count) == [10], "the first flush covers only what was appended before it")
+        #expect(first.map(\.outcomes.count) == [large], "the first flush covers only what was appended before it")
         // The second batch was appended during the first flush: it needs a flush of its own.
         try flusher.waitForFlushes(started: 2)
         #expect(stage.takeFinished().isEmpty)
@@ -130,17 +132,18 @@ struct CommitStageTests {
             flusher.release(times: 100)
             stage.stop()
         }
-        stage.submit(Self.registrations("a", count: 10))
+        let large = CommitStage.inlineFlushBelow
+        stage.submit(Self.registrations("a", count: large))
         try flusher.waitForFlushes(started: 1)
         for (number, prefix) in ["b", "c"].enumerated() {
             try waitUntil { stage.acceptsBatch }
             stage.submit(Self.registrations(prefix, count: 2))
-            try waitUntil { try store.headPosition() == Int64(20 + 4 * (number + 1)) }
+            try waitUntil { try store.headPosition() == Int64(2 * large + 4 * (number + 1)) }
         }
         flusher.release(times: 2)
         var taken: [CommitStage.Finished] = []
         while taken.count < 3 { taken += try Self.nextFinished(stage) }
-        #expect(taken.map(\.outcomes.count) == [10, 2, 2], "in the order they were submitted")
+        #expect(taken.map(\.outcomes.count) == [large, 2, 2], "in the order they were submitted")
         #expect(flusher.started == 2, "the two batches appended during the first flush share one")
         #expect(flusher.threads == ["logbook-flushes", "logbook-flushes"])
     }

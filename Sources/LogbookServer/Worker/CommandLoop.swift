@@ -105,10 +105,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 if reading { try readWaitingRequests() }
                 // Taken after the reading, which may throw: outcomes taken are always delivered
                 // (an untaken batch leaves the pipe readable for the next turn).
-                let finished = ready[0] ? commits.takeFinished() : []
-                precondition(finished.count <= inStage.count, "the commit stage returned a batch it was not given")
-                let delivered = zip(finished, inStage.prefix(finished.count)).map { ($0, $1.batch, $1.since) }
-                inStage.removeFirst(finished.count)
+                let delivered = matched(ready[0] ? commits.takeFinished() : [])
                 // The stage takes the next batch before these are delivered, so its commit
                 // overlaps the writing and sending below.
                 submitWaiting()
@@ -126,11 +123,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     /// (replies and feed messages) while the sockets close.
     private mutating func finish() throws(ZMQError) {
         for _ in 0..<2 {
-            let finished = inStage.isEmpty ? [] : commits.waitForFinished()
-            precondition(finished.count <= inStage.count, "the commit stage returned a batch it was not given")
-            let delivered = zip(finished, inStage.prefix(finished.count)).map { ($0, $1.batch, $1.since) }
-            inStage.removeFirst(finished.count)
-            try deliver(delivered)
+            try deliver(matched(inStage.isEmpty ? [] : commits.waitForFinished()))
             submitWaiting()
         }
         commits.stop()
@@ -152,14 +145,24 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         waiting = []
     }
 
+    /// The finished batches with the requests they answer, which leave `inStage` (the stage
+    /// returns them in the order they were submitted).
+    private mutating func matched(_ finished: [CommitStage.Finished]) -> [FinishedBatch] {
+        precondition(finished.count <= inStage.count, "the commit stage returned a batch it was not given")
+        let matched = zip(finished, inStage.prefix(finished.count)).map { ($0, $1.batch, $1.since) }
+        inStage.removeFirst(finished.count)
+        return matched
+    }
+
+    /// A finished batch, its requests, and when the first of them was read.
+    private typealias FinishedBatch = (
+        CommitStage.Finished, [(request: RoutedRequest, command: CommandRequest)], ContinuousClock.Instant
+    )
+
     /// Delivers finished batches, oldest first. A socket error ends the delivery of the batch
     /// it hit, not of the later ones (whose feed messages move the feed's marks on); the
     /// first such error is thrown once all were tried.
-    private mutating func deliver(
-        _ batches: [(
-            CommitStage.Finished, [(request: RoutedRequest, command: CommandRequest)], ContinuousClock.Instant
-        )]
-    ) throws(ZMQError) {
+    private mutating func deliver(_ batches: [FinishedBatch]) throws(ZMQError) {
         var firstError: ZMQError?
         for (finished, batch, since) in batches {
             do {
