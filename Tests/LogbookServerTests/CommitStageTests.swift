@@ -32,6 +32,25 @@ struct CommitStageTests {
             heartbeat: Heartbeat())
     }
 
+    /// A stage over an in-memory log with a held flusher, given a batch of
+    /// `CommitStage.inlineFlushBelow` registrations (large enough for the flush thread; a
+    /// smaller one is synced on the append thread) whose flush has begun and is held: the
+    /// append thread is free again. Every flush is let go at the end.
+    private static func withFirstFlushHeld(
+        _ body: (InMemoryEventStore, HeldFlusher, CommitStage) throws -> Void
+    ) throws {
+        let store = InMemoryEventStore()
+        let flusher = HeldFlusher()
+        let stage = try Self.stage(over: store, flusher: flusher)
+        defer {
+            flusher.release(times: 100)
+            stage.stop()
+        }
+        stage.submit(Self.registrations("a", count: CommitStage.inlineFlushBelow))
+        try flusher.waitForFlushes(started: 1)
+        try body(store, flusher, stage)
+    }
+
     /// Waits (up to 20 s) until the stage hands back at least one batch: the pipe also wakes
     /// the loop when the append thread is free, with nothing finished yet.
     private static func nextFinished(_ stage: CommitStage) throws -> [CommitStage.Finished] {
@@ -90,62 +109,46 @@ struct CommitStageTests {
         "with a flusher, a batch comes back only after a flush begun once it was appended; the next is appended meanwhile"
     )
     func flushedBatches() throws {
-        let store = InMemoryEventStore()
-        let flusher = HeldFlusher()
-        let stage = try Self.stage(over: store, flusher: flusher)
-        defer {
-            flusher.release(times: 100)
-            stage.stop()
+        try Self.withFirstFlushHeld { store, flusher, stage in
+            let large = CommitStage.inlineFlushBelow
+            #expect(try store.headPosition() == Int64(2 * large))
+            #expect(stage.acceptsBatch)
+            #expect(stage.takeFinished().isEmpty, "no batch comes back before its flush returned")
+
+            stage.submit(Self.registrations("b", count: 5))
+            try waitUntil { try store.headPosition() == Int64(2 * large + 10) }
+            #expect(stage.takeFinished().isEmpty)
+
+            flusher.release(times: 1)
+            let first = try Self.nextFinished(stage)
+            #expect(first.map(\.outcomes.count) == [large], "the first flush covers only what was appended before it")
+            // The second batch was appended during the first flush: it needs a flush of its own.
+            try flusher.waitForFlushes(started: 2)
+            #expect(stage.takeFinished().isEmpty)
+            flusher.release(times: 1)
+            let second = try Self.nextFinished(stage)
+            #expect(second.map(\.outcomes.count) == [5])
+            #expect(second.first?.outcomes.allSatisfy { $0.accepted != nil } == true)
+            #expect(stage.isIdle)
         }
-        // Large enough for the flush thread (a smaller one would be synced on the append thread).
-        let large = CommitStage.inlineFlushBelow
-        stage.submit(Self.registrations("a", count: large))
-        // Appended, and its flush began and is held: the append thread is free again.
-        try flusher.waitForFlushes(started: 1)
-        #expect(try store.headPosition() == Int64(2 * large))
-        #expect(stage.acceptsBatch)
-        #expect(stage.takeFinished().isEmpty, "no batch comes back before its flush returned")
-
-        stage.submit(Self.registrations("b", count: 5))
-        try waitUntil { try store.headPosition() == Int64(2 * large + 10) }
-        #expect(stage.takeFinished().isEmpty)
-
-        flusher.release(times: 1)
-        let first = try Self.nextFinished(stage)
-        #expect(first.map(\.outcomes.count) == [large], "the first flush covers only what was appended before it")
-        // The second batch was appended during the first flush: it needs a flush of its own.
-        try flusher.waitForFlushes(started: 2)
-        #expect(stage.takeFinished().isEmpty)
-        flusher.release(times: 1)
-        let second = try Self.nextFinished(stage)
-        #expect(second.map(\.outcomes.count) == [5])
-        #expect(second.first?.outcomes.allSatisfy { $0.accepted != nil } == true)
-        #expect(stage.isIdle)
     }
 
     @Test("batches appended while one flush runs share the next one")
     func batchesShareAFlush() throws {
-        let store = InMemoryEventStore()
-        let flusher = HeldFlusher()
-        let stage = try Self.stage(over: store, flusher: flusher)
-        defer {
-            flusher.release(times: 100)
-            stage.stop()
+        try Self.withFirstFlushHeld { store, flusher, stage in
+            let large = CommitStage.inlineFlushBelow
+            for (number, prefix) in ["b", "c"].enumerated() {
+                try waitUntil { stage.acceptsBatch }
+                stage.submit(Self.registrations(prefix, count: 2))
+                try waitUntil { try store.headPosition() == Int64(2 * large + 4 * (number + 1)) }
+            }
+            flusher.release(times: 2)
+            var taken: [CommitStage.Finished] = []
+            while taken.count < 3 { taken += try Self.nextFinished(stage) }
+            #expect(taken.map(\.outcomes.count) == [large, 2, 2], "in the order they were submitted")
+            #expect(flusher.started == 2, "the two batches appended during the first flush share one")
+            #expect(flusher.threads == ["logbook-flushes", "logbook-flushes"])
         }
-        let large = CommitStage.inlineFlushBelow
-        stage.submit(Self.registrations("a", count: large))
-        try flusher.waitForFlushes(started: 1)
-        for (number, prefix) in ["b", "c"].enumerated() {
-            try waitUntil { stage.acceptsBatch }
-            stage.submit(Self.registrations(prefix, count: 2))
-            try waitUntil { try store.headPosition() == Int64(2 * large + 4 * (number + 1)) }
-        }
-        flusher.release(times: 2)
-        var taken: [CommitStage.Finished] = []
-        while taken.count < 3 { taken += try Self.nextFinished(stage) }
-        #expect(taken.map(\.outcomes.count) == [large, 2, 2], "in the order they were submitted")
-        #expect(flusher.started == 2, "the two batches appended during the first flush share one")
-        #expect(flusher.threads == ["logbook-flushes", "logbook-flushes"])
     }
 
     @Test("a small batch with nothing waiting is synced by the append thread itself; a large one by the flush thread")
@@ -193,25 +196,19 @@ struct CommitStageTests {
 
     @Test("at most three batches are in the stage: a free append thread takes no fourth while flushes lag")
     func boundedInFlight() throws {
-        let store = InMemoryEventStore()
-        let flusher = HeldFlusher()
-        let stage = try Self.stage(over: store, flusher: flusher)
-        defer {
-            flusher.release(times: 100)
-            stage.stop()
-        }
-        for (number, prefix) in ["a", "b", "c"].enumerated() {
+        try Self.withFirstFlushHeld { store, flusher, stage in
+            for (number, prefix) in ["b", "c"].enumerated() {
+                try waitUntil { stage.acceptsBatch }
+                stage.submit(Self.registrations(prefix, count: CommitStage.inlineFlushBelow))
+                try waitUntil { try store.headPosition() == Int64(2 * CommitStage.inlineFlushBelow * (number + 2)) }
+            }
+            usleep(20_000)
+            #expect(!stage.acceptsBatch, "a fourth batch while three wait for their flushes")
+            flusher.release(times: 1)
+            var taken: [CommitStage.Finished] = []
+            while taken.isEmpty { taken += try Self.nextFinished(stage) }
             try waitUntil { stage.acceptsBatch }
-            stage.submit(Self.registrations(prefix, count: CommitStage.inlineFlushBelow))
-            try waitUntil { try store.headPosition() == Int64(2 * CommitStage.inlineFlushBelow * (number + 1)) }
         }
-        try flusher.waitForFlushes(started: 1)
-        usleep(20_000)
-        #expect(!stage.acceptsBatch, "a fourth batch while three wait for their flushes")
-        flusher.release(times: 1)
-        var taken: [CommitStage.Finished] = []
-        while taken.isEmpty { taken += try Self.nextFinished(stage) }
-        try waitUntil { stage.acceptsBatch }
     }
 }
 
