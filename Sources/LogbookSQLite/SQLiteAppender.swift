@@ -29,7 +29,7 @@ final class SQLiteAppender {
         begin = try db.statement("BEGIN IMMEDIATE")
         commit = try db.statement("COMMIT")
         dataVersion = try db.statement("PRAGMA data_version")
-        head = try db.statement("SELECT COALESCE(MAX(position), 0) FROM events")
+        head = try db.statement(SQLiteSchema.headQuery)
         streamVersion = try db.statement("SELECT COALESCE(MAX(version), 0) FROM events WHERE stream = ?")
         commandExists = try db.statement("SELECT 1 FROM commands WHERE command_id = ?")
         insertEvent = try db.statement(

@@ -50,7 +50,7 @@ public final class SQLiteDurableHorizon: LogFlusher {
     {
         let store = try SQLiteEventStore(path: path, evolution: evolution)
         let head = try store.headPosition()
-        if let wal = store.walPath, let failure = Self.sync(path: wal, missingIsFine: true) {
+        if let wal = store.walPath, let failure = FileSync.sync(path: wal, missingIsFine: true) {
             throw .unavailable(failure, cause: .ioError)
         }
         return SQLiteDurableHorizon(durableHead: head)
@@ -81,7 +81,9 @@ public final class SQLiteDurableHorizon: LogFlusher {
                 return .failure(.unavailable("cannot open \(walPath): \(String(cString: strerror(errno)))"))
             }
             let directory = (walPath as NSString).deletingLastPathComponent
-            if let failure = Self.sync(file.descriptor, walPath) ?? Self.sync(path: directory, missingIsFine: false) {
+            if let failure = FileSync.sync(file.descriptor, path: walPath, dataOnly: true)
+                ?? FileSync.sync(path: directory, missingIsFine: false)
+            {
                 return .failure(.unavailable(failure, cause: .ioError))
             }
             return .success(file.writer)
@@ -112,7 +114,8 @@ public final class SQLiteDurableHorizon: LogFlusher {
             if let failure = file.failure { return .failure(.unavailable(failure, cause: .ioError)) }
             let failure =
                 file.descriptor >= 0
-                ? Self.sync(file.descriptor, file.path) : walPath.flatMap { Self.sync(path: $0, missingIsFine: true) }
+                ? FileSync.sync(file.descriptor, path: file.path, dataOnly: true)
+                : walPath.flatMap { FileSync.sync(path: $0, missingIsFine: true) }
             if let failure { return .failure(.unavailable(failure, cause: .ioError)) }
             if head > committed.load(ordering: .relaxed) { committed.store(head, ordering: .releasing) }
             if head > durable.load(ordering: .relaxed) { durable.store(head, ordering: .releasing) }
@@ -129,7 +132,7 @@ public final class SQLiteDurableHorizon: LogFlusher {
             }
             // Read before the sync: every commit up to here wrote its frames before it.
             let target = committed.load(ordering: .acquiring)
-            if let failure = Self.sync(file.descriptor, file.path) {
+            if let failure = FileSync.sync(file.descriptor, path: file.path, dataOnly: true) {
                 let failure =
                     "\(failure); nothing committed after position \(durable.load(ordering: .relaxed)) "
                     + "can be said to be durable by this process"
@@ -140,26 +143,6 @@ public final class SQLiteDurableHorizon: LogFlusher {
             return .success(())
         }
         try flushed.get()
-    }
-
-    private static func sync(_ descriptor: Int32, _ path: String) -> String? {
-        while fdatasync(descriptor) != 0 {
-            if errno == EINTR { continue }
-            return "cannot sync \(path): \(String(cString: strerror(errno)))"
-        }
-        return nil
-    }
-
-    /// Opens `path` (a file or a directory), syncs it and closes it; a missing file is no
-    /// failure with `missingIsFine`.
-    private static func sync(path: String, missingIsFine: Bool) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT && missingIsFine { return nil }
-            return "cannot open \(path): \(String(cString: strerror(errno)))"
-        }
-        defer { close(descriptor) }
-        return sync(descriptor, path)
     }
 
     deinit {

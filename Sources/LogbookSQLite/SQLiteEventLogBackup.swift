@@ -87,7 +87,7 @@ public enum SQLiteEventLogBackup {
         do {
             let check = try to.text("PRAGMA integrity_check") ?? "no answer"
             guard check == "ok" else { throw SQLiteEventLogBackupError.copyDamaged(partial, check) }
-            let head = try to.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
+            let head = try to.scalar(SQLiteSchema.headQuery) ?? 0
             let events = try to.scalar("SELECT count(*) FROM events") ?? 0
             let bytes = try to.scalar("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size") ?? 0
             return Summary(head: head, events: events, bytes: bytes)
@@ -100,24 +100,15 @@ public enum SQLiteEventLogBackup {
 
     /// Syncs the source's WAL (`wal`), when it has one: a worker commits with deferred syncs
     /// (`SQLiteDurableHorizon`), so the copy may hold a commit the source's disk does not yet;
-    /// after this it does, and a power cut cannot leave the copy ahead of the log.
+    /// after this it does, and a power cut cannot leave the copy ahead of the log. No WAL:
+    /// every commit is in the file itself, which SQLite synced when it checkpointed.
     private static func syncWAL(_ wal: String) throws(SQLiteEventLogBackupError) {
-        let descriptor = open(wal, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            // No WAL: every commit is in the file itself, which SQLite synced when it checkpointed.
-            if errno == ENOENT { return }
-            throw .io("cannot open \(wal) to sync it: \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        guard fdatasync(descriptor) == 0 else { throw .io("cannot sync \(wal): \(String(cString: strerror(errno)))") }
+        if let failure = FileSync.sync(path: wal, missingIsFine: true) { throw .io(failure) }
     }
 
     /// Flushes a file (or a directory's entries) to the disk.
     private static func sync(_ path: String) throws(SQLiteEventLogBackupError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .io("cannot open \(path) to sync it: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw .io("cannot sync \(path): \(String(cString: strerror(errno)))") }
+        if let failure = FileSync.sync(path: path, missingIsFine: false) { throw .io(failure) }
     }
 }
 

@@ -85,7 +85,7 @@ public final class SQLiteEventStore: EventStore {
                 try connection.execute("PRAGMA synchronous = NORMAL")
                 appender.committed = { head in horizon.committed(through: head) }
                 // Read first, synced after: what this reads is durable once the sync returns.
-                let head = try connection.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0
+                let head = try connection.scalar(SQLiteSchema.headQuery) ?? 0
                 guard let wal = connection.walPath else { throw EventStoreError.unavailable("\(path) has no WAL file") }
                 horizonTicket = try horizon.attach(walPath: wal, head: head)
             } else {
@@ -421,11 +421,9 @@ public final class SQLiteEventStore: EventStore {
     /// horizon's writer committed (another connection wrote it), that head once the WAL is
     /// synced (`SQLiteDurableHorizon.adopt`).
     public func headPosition() throws(EventStoreError) -> Int64 {
-        let (head, wal) = try withConnection { db in
-            (try db.scalar("SELECT COALESCE(MAX(position), 0) FROM events") ?? 0, db.walPath)
-        }
+        let head = try withConnection { db in try db.scalar(SQLiteSchema.headQuery) ?? 0 }
         guard case .readsDurable(let horizon) = durability else { return head }
-        if head > horizon.committedHead { try horizon.adopt(foreignHead: head, walPath: wal) }
+        if head > horizon.committedHead { try horizon.adopt(foreignHead: head, walPath: walPath) }
         return min(head, horizon.durableHead)
     }
 

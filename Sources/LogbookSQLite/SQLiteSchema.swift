@@ -19,6 +19,9 @@ enum SQLiteSchema {
         1: "ALTER TABLE events ADD COLUMN data_version INTEGER NOT NULL DEFAULT 1 CHECK (data_version >= 1);"
     ]
 
+    /// The log's head: the last position, 0 for an empty log.
+    static let headQuery = "SELECT COALESCE(MAX(position), 0) FROM events"
+
     static let create = """
         CREATE TABLE events (
             position       INTEGER PRIMARY KEY,

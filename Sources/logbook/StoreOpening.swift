@@ -10,11 +10,11 @@ import LogbookServer
 /// stderr and exit status 3 before any socket is bound or anything is written; then an
 /// opener that each server thread calls for its own connection.
 struct StoreOpening {
-    /// Opens a connection to the log (one per thread that needs one).
-    let open: WorkerService.StoreOpener
     /// A worker's connections: on SQLite a writer that commits with deferred syncs and
     /// readers that stop at what its flushes made durable (one `SQLiteDurableHorizon`).
     let worker: WorkerLog
+    /// Opens a connection that reads the log (one per thread that needs one).
+    var open: WorkerService.StoreOpener { worker.openReader }
     /// The log for diagnostics: a file's path, or a database, host and port (never a password).
     let description: String
 
@@ -31,12 +31,9 @@ struct StoreOpening {
             } catch {
                 throw .unavailable(error.description)
             }
-            // The worker's commits leave checkpoints to a thread of their own.
-            open = { () throws(EventStoreError) -> any EventStore in
-                try SQLiteEventStore(path: path, evolution: .standard, backgroundCheckpoints: true)
-            }
             // Durable up to the head read at the opening (its WAL synced); the writer syncs
-            // the WAL again when it opens, and moves the horizon to its head.
+            // the WAL again when it opens, and moves the horizon to its head. Its commits leave
+            // checkpoints to a thread of their own.
             worker = WorkerLog(
                 openWriter: { () throws(EventStoreError) -> WorkerLog.Writer in
                     let store = try SQLiteEventStore(
@@ -56,11 +53,10 @@ struct StoreOpening {
                 let message = if case .invalidRequest(let problem) = error { problem } else { error.description }
                 throw .unavailable(StorageSettings.redacting(connectionString, in: message))
             }
-            open = { () throws(EventStoreError) -> any EventStore in
+            // Each commit is durable when it returns (`synchronous_commit` on).
+            worker = .syncingEachCommit { () throws(EventStoreError) -> any EventStore in
                 try PostgresEventStore(connectionString: connectionString, evolution: .standard)
             }
-            // Each commit is durable when it returns (`synchronous_commit` on).
-            worker = .syncingEachCommit(open)
         }
     }
 }

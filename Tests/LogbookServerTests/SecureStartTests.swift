@@ -26,7 +26,7 @@ struct SecureStartTests {
         let store = InMemoryEventStore()
         let worker = try WorkerService(
             context: context, endpoints: endpoints,
-            openStore: { () throws(EventStoreError) -> any EventStore in store }, clock: StepClock(),
+            log: .syncingEachCommit { () throws(EventStoreError) -> any EventStore in store }, clock: StepClock(),
             ids: CountingIds(),
             diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()), maximumBatch: 16,
             security: try Self.security())

@@ -79,18 +79,6 @@ public final class WorkerService: Sendable {
 
     /// A worker on a context the caller made (a test may bind something in it first); with
     /// `ownsContext`, `stop()` ends the context too.
-    convenience init(
-        context: ZMQContext, endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock,
-        ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int, afterCommit: AfterCommit = .publishFeed,
-        security: ServerSecurity?, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision(),
-        ownsContext: Bool = false
-    ) throws(ZMQError) {
-        try self.init(
-            context: context, endpoints: endpoints, log: .syncingEachCommit(openStore), clock: clock, ids: ids,
-            diagnostics: diagnostics, maximumBatch: maximumBatch, afterCommit: afterCommit, security: security,
-            hintKeys: hintKeys, supervision: supervision, ownsContext: ownsContext)
-    }
-
     init(
         context: ZMQContext, endpoints: ServiceEndpoints, log: WorkerLog, clock: any Clock,
         ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int, afterCommit: AfterCommit = .publishFeed,
