@@ -31,6 +31,8 @@ public final class QueryService: Sendable {
     private let ownsContext: Bool
     private let stopRequest: StopRequest
     private let metrics: QueryMetrics
+    /// Events per `ReadLog` page while the projection catches up (a test asks for fewer).
+    private let catchUpPageSize: Int
 
     public convenience init(
         endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics,
@@ -47,9 +49,11 @@ public final class QueryService: Sendable {
     init(
         context: ZMQContext, endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock,
         diagnostics: Diagnostics, security: ServerSecurity?, clientKeys: CurveClientKeys?,
-        supervision: Supervision = Supervision(), ownsContext: Bool = false
+        supervision: Supervision = Supervision(), ownsContext: Bool = false,
+        catchUpPageSize: Int = FeedFollower.pageSize
     ) throws(ZMQError) {
         self.context = context
+        self.catchUpPageSize = catchUpPageSize
         self.ownsContext = ownsContext
         self.supervision = supervision
         stopRequest = try StopRequest()
@@ -138,7 +142,7 @@ public final class QueryService: Sendable {
         do {
             follower = try FeedFollower(
                 context, feed: endpoints.feed, log: endpoints.log, topics: FeedTopic.allCases, cursor: checkpoint,
-                security: clientKeys)
+                pageSize: catchUpPageSize, security: clientKeys)
         } catch {
             return gate.fail(ServiceStartError("feed", error.description))
         }
