@@ -155,7 +155,8 @@ public struct FeedFollower: ~Copyable {
         case .decoded(let decoded): return .decoded(taking(decoded, asked: nil))
         }
         let fresh = (page.events.first?.position ?? .max) > cursor ? page : page.dropping(through: cursor)
-        advance(next: page.next, head: page.head, last: fresh.lastPosition, full: page.events.count == pageSize, asked: nil)
+        advance(
+            next: page.next, head: page.head, last: fresh.lastPosition, full: page.events.count == pageSize, asked: nil)
         return .encoded(fresh, through: cursor)
     }
 
