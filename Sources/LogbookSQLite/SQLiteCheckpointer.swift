@@ -17,7 +17,10 @@ import Foundation
 /// writer checkpoints in its own commit once the WAL reaches `backstopPages`, as SQLite
 /// would. The thread starts with the first checkpoint and ends with `stop()`.
 final class SQLiteCheckpointer: @unchecked Sendable {
-    static let thresholdPages: Int32 = 1_000
+    /// 4,000 pages (16 MB at 4 KB): a page the commits change again and again within that span
+    /// is copied once. At 1,000 the checkpoint thread took 6.5–7.3 µs of processor time a
+    /// command at 64 clients, at 4,000 2.5–3.3 (BENCHMARKS.md, stop 20).
+    static let thresholdPages: Int32 = 4_000
     static let backstopPages: Int32 = 16_000
     /// At most this many frames left uncopied by the background, and the writer copies them.
     static let finishingFrames: Int32 = 256

@@ -5,10 +5,10 @@ import Testing
 
 @testable import LogbookSQLite
 
-/// The background checkpointer is asked to run once the WAL holds 1,000 pages and then once
-/// per 1,000 pages more, not after every commit: with small commits that cost a checkpoint,
-/// and an fsync of the database file, every few commits. The writer copies the few frames its
-/// passes leave, so the WAL starts over near 1,000 pages.
+/// The background checkpointer is asked to run once the WAL holds `thresholdPages` (4,000)
+/// and then once per that many more, not after every commit: with small commits that cost a
+/// checkpoint, and an fsync of the database file, every few commits. The writer copies the
+/// few frames its passes leave, so the WAL starts over near the threshold.
 @Suite("SQLite event store: when the background checkpoint runs")
 struct SQLiteCheckpointScheduleTests {
     @Test("asked at the threshold and once per threshold of growth; the writer finishes a nearly copied WAL")
@@ -48,15 +48,15 @@ struct SQLiteCheckpointScheduleTests {
             ])
     }
 
-    @Test("many small commits run a checkpoint per 1,000 WAL pages or so, not one every few commits")
+    @Test("many small commits run a checkpoint per threshold of WAL pages or so, not one every few commits")
     func fewCheckpointsForSmallCommits() throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("events.sqlite3").path
         let store = try SQLiteEventStore(path: path, backgroundCheckpoints: true)
-        // 1,500 commits of one small event on a stream of its own: each writes a few pages
-        // (the table's last leaf, the indexes' leaves, the command record), some 8,000 in all.
-        let commits = 1_500
+        // 3,000 commits of one small event on a stream of its own: each writes a few pages
+        // (the table's last leaf, the indexes' leaves, the command record), some 16,000 in all.
+        let commits = 3_000
         for n in 0..<commits {
             _ = try store.append([Requests.request("c\(n)", [Requests.event("item-\(n)")])])
         }
@@ -71,9 +71,9 @@ struct SQLiteCheckpointScheduleTests {
         #expect(counts.failures == 0)
         #expect(counts.checkpoints <= commits / 50, "\(counts.checkpoints) checkpoints for \(commits) commits")
         // The writer copies what the background left, so the WAL starts over instead of
-        // growing towards the 16,000-page backstop (some 8,000 pages were written).
+        // growing towards the 16,000-page backstop (some 16,000 pages were written).
         let walBytes = (try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
-        #expect(walBytes < 4_000 * 4_096, "the WAL grew to \(walBytes) bytes")
+        #expect(walBytes < 2 * Int(SQLiteCheckpointer.thresholdPages) * 4_096, "the WAL grew to \(walBytes) bytes")
         #expect(try store.headPosition() == Int64(commits))
     }
 }

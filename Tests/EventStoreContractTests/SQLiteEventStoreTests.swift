@@ -233,8 +233,9 @@ struct SQLiteEventStoreTests {
         let path = directory.appendingPathComponent("events.sqlite3").path
         let padding = String(repeating: "x", count: 2_000)
         var store: SQLiteEventStore? = try SQLiteEventStore(path: path, backgroundCheckpoints: true)
-        // About 6 MB of events in commits of 50: the WAL passes 1,000 pages several times.
-        for batch in 0..<60 {
+        // About 22 MB of events in commits of 50: the WAL passes 4,000 pages
+        // (`SQLiteCheckpointer.thresholdPages`).
+        for batch in 0..<220 {
             _ = try store?.append(
                 (0..<50).map { n in
                     Requests.request(
@@ -255,8 +256,8 @@ struct SQLiteEventStoreTests {
         #expect(try SQLiteEventStore(path: path).backgroundCheckpointCounts == nil)
         store = nil
         let reopened = try SQLiteEventStore(path: path)
-        #expect(try reopened.headPosition() == 3_000)
-        let all = try reopened.read(fromPosition: 1, limit: 5_000, categories: nil)
-        #expect(all.map(\.position) == Array(1...3_000))
+        #expect(try reopened.headPosition() == 11_000)
+        let all = try reopened.read(fromPosition: 1, limit: 11_000, categories: nil)
+        #expect(all.map(\.position) == Array(1...11_000))
     }
 }
