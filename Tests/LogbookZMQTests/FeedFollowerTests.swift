@@ -171,66 +171,6 @@ struct FeedFollowerTests {
         #expect(follower.cursor == Int64(count))
     }
 
-    @Test("a catch-up of every topic hands out pages as their bytes: each event once, internal ones too, after a reset")
-    func catchUpAsPages() throws {
-        let rig = try Rig()
-        rig.send("RegisterUser", ["userId": "u1", "name": "Ann", "email": "ann@example.com"])  // 1 user, 2 email
-        let count: Int64 = 252
-        for index in 3...count { rig.send("AddProduct", Self.product("p\(index)")) }
-        var follower = try FeedFollower(
-            rig.context, feed: rig.feed, log: rig.log, topics: FeedTopic.allCases, cursor: 0, pageSize: 100)
-        var seen: [RecordedEvent] = []
-        var resetOnce = true
-        while follower.needsCatchUp {
-            guard case .encoded(let page, let through) = try follower.nextCatchUpPage() else {
-                Issue.record("a page in the worker's exact form was decoded")
-                return
-            }
-            #expect(through == follower.cursor)
-            #expect(page.events.allSatisfy { $0.position <= through })
-            seen += try #require(page.recordedEvents())
-            follower.recycle(page)
-            if resetOnce {
-                // Back to an earlier position with pages requested ahead: their replies must not count.
-                resetOnce = false
-                follower.reset(cursor: 57)
-                seen.removeAll { $0.position > 57 }
-            }
-        }
-        #expect(seen == (try rig.store.read(fromPosition: 1, limit: Int(count), categories: nil)))
-        #expect(seen.map(\.position) == Array(1...count))
-        do {
-            let value = follower.cursor
-            #expect(value == count)
-        }
-        // Caught up, it hands out live messages (none here) as events.
-        guard case .decoded(let live) = try follower.nextCatchUpPage() else {
-            Issue.record("a follower that is not catching up handed out a page")
-            return
-        }
-        #expect(live.events.isEmpty)
-    }
-
-    @Test("a follower of some topics catches up through decoded events of its topics only")
-    func catchUpOfSomeTopicsDecodes() throws {
-        let rig = try Rig()
-        rig.send("RegisterUser", ["userId": "u1", "name": "Ann", "email": "ann@example.com"])  // 1 user, 2 email
-        rig.send("AddProduct", Self.product("p1"))  // 3
-        rig.send("RegisterUser", ["userId": "u2", "name": "Bo", "email": "bo@example.com"])  // 4 user, 5 email
-        rig.send("AddProduct", Self.product("p2"))  // 6
-        var follower = try FeedFollower(rig.context, feed: rig.feed, log: rig.log, topics: [.products], cursor: 0)
-        guard case .decoded(let batch) = try follower.nextCatchUpPage() else {
-            Issue.record("a follower of some topics handed out a whole page")
-            return
-        }
-        #expect(batch.events.map(\.position) == [3, 6])
-        #expect(batch.through == 6)
-        do {
-            let value = follower.needsCatchUp
-            #expect(!value)
-        }
-    }
-
     @Test("only the subscribed topics' marks count: a hole in another topic is not this subscriber's")
     func otherTopicsMarksIgnored() throws {
         let rig = try Rig()

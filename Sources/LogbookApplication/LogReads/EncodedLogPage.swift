@@ -110,13 +110,6 @@ public struct EncodedLogPage: Sendable {
         return decoded
     }
 
-    /// The feed topic of `event`'s stream, nil for an internal category: `FeedTopic(stream:)`
-    /// of its name, read as written. An escape cannot change the answer: no topic's category
-    /// holds a character that is escaped, and the worker never escapes a dash.
-    public func topic(of event: Event) -> FeedTopic? {
-        bytes.withUnsafeBufferPointer { FeedTopic(streamUTF8: Self.view($0, event.stream)) }
-    }
-
     /// The bytes of `range` (which `init` checked lie inside `bytes`).
     static func view(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int32>) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(rebasing: bytes[Int(range.lowerBound)..<Int(range.upperBound)])

@@ -24,15 +24,13 @@ public enum FeedTopic: String, Sendable, CaseIterable {
     /// making a string of the category.
     public init?(stream: String) {
         var stream = stream
-        guard let topic = stream.withUTF8({ FeedTopic(streamUTF8: $0) }) else { return nil }
-        self = topic
-    }
-
-    /// `init?(stream:)` of a stream name's UTF-8 bytes.
-    public init?(streamUTF8 name: UnsafeBufferPointer<UInt8>) {
-        // As `RecordedEvent.category(ofStream:)`: up to the first dash, or all of a name without one.
-        let category = UnsafeBufferPointer(rebasing: name[..<(name.firstIndex(of: UInt8(ascii: "-")) ?? name.endIndex)])
-        guard let topic = Self.allCases.first(where: { $0.category.utf8.elementsEqual(category) }) else { return nil }
+        let topic = stream.withUTF8 { name -> FeedTopic? in
+            // As `RecordedEvent.category(ofStream:)`: up to the first dash, or all of a name without one.
+            let category = UnsafeBufferPointer(
+                rebasing: name[..<(name.firstIndex(of: UInt8(ascii: "-")) ?? name.endIndex)])
+            return Self.allCases.first { $0.category.utf8.elementsEqual(category) }
+        }
+        guard let topic else { return nil }
         self = topic
     }
 }

@@ -11,6 +11,8 @@ import LogbookZMQ
 struct ProjectionLoop: ~Copyable {
     static let idleCatchUpMilliseconds = 1_000
     static let retryMilliseconds = 500
+    /// How many events a catch-up gathers (whole pages) into one transaction at most.
+    static let catchUpBatch = 20_000
 
     var follower: FeedFollower
     var store: any ReadModelStore
@@ -27,17 +29,18 @@ struct ProjectionLoop: ~Copyable {
             heartbeat.beat()
             do {
                 try handleRequests()
-                if follower.needsCatchUp {
-                    // Behind (a start, a hole, an idle spell): a page of the log a
-                    // transaction, applied from the bytes it came in.
-                    try catchUpOnePage(store)
-                } else {
-                    let (batch, woken) = try follower.waitForNext(
-                        timeoutMilliseconds: heartbeat.pollTimeout(Self.idleCatchUpMilliseconds),
-                        alsoWatching: [state.projectionWake.readable])
-                    if woken[0] { state.projectionWake.drain() }
-                    try apply(batch, to: store)
+                var (batch, woken) = try follower.waitForNext(
+                    timeoutMilliseconds: heartbeat.pollTimeout(Self.idleCatchUpMilliseconds),
+                    alsoWatching: [state.projectionWake.readable])
+                if woken[0] { state.projectionWake.drain() }
+                // Far behind, several pages go in one transaction: far fewer pages are
+                // written to the WAL than with one commit per page.
+                while follower.needsCatchUp && batch.events.count < Self.catchUpBatch {
+                    let more = try follower.next()
+                    batch.events += more.events
+                    batch.through = more.through
                 }
+                try apply(batch, to: store)
                 if failing {
                     diagnostics.info("following the log again", ["position": "\(follower.cursor)"])
                     failing = false
@@ -65,26 +68,7 @@ struct ProjectionLoop: ~Copyable {
     private func apply(_ batch: FeedBatch, to target: any ReadModelStore, alreadyCounted: Int64 = 0) throws {
         guard try !batch.events.isEmpty || batch.through > target.checkpoint() else { return }
         try target.apply(batch.events, through: batch.through)
-        count(batch.events.count(where: { $0.position > alreadyCounted }))
-    }
-
-    /// Reads the next page of the log and applies it in one transaction: as its bytes when
-    /// it came in the worker's exact form (no `RecordedEvent`s are made), decoded otherwise.
-    private mutating func catchUpOnePage(_ target: any ReadModelStore, alreadyCounted: Int64 = 0) throws {
-        switch try follower.nextCatchUpPage() {
-        case .decoded(let batch):
-            try apply(batch, to: target, alreadyCounted: alreadyCounted)
-        case .encoded(let page, let through):
-            if try !page.events.isEmpty || through > target.checkpoint() {
-                try target.apply(page, through: through)
-                // Counted as the live feed counts: events of its topics only.
-                count(page.events.count(where: { $0.position > alreadyCounted && page.topic(of: $0) != nil }))
-            }
-            follower.recycle(page)
-        }
-    }
-
-    private func count(_ fresh: Int) {
+        let fresh = batch.events.count(where: { $0.position > alreadyCounted })
         if fresh > 0 { state.update { $0.eventsApplied += fresh } }
     }
 
@@ -108,7 +92,7 @@ struct ProjectionLoop: ~Copyable {
         follower.reset(cursor: try newStore.checkpoint())
         while follower.needsCatchUp || follower.cursor < reached {
             if !follower.needsCatchUp { follower.requestCatchUp() }
-            try catchUpOnePage(newStore, alreadyCounted: reached)
+            try apply(try follower.next(), to: newStore, alreadyCounted: reached)
         }
         store = newStore
         generation = newGeneration

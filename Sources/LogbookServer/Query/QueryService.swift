@@ -31,8 +31,6 @@ public final class QueryService: Sendable {
     private let ownsContext: Bool
     private let stopRequest: StopRequest
     private let metrics: QueryMetrics
-    /// Events per `ReadLog` page while the projection catches up (a test asks for fewer).
-    private let catchUpPageSize: Int
 
     public convenience init(
         endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics,
@@ -49,11 +47,9 @@ public final class QueryService: Sendable {
     init(
         context: ZMQContext, endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock,
         diagnostics: Diagnostics, security: ServerSecurity?, clientKeys: CurveClientKeys?,
-        supervision: Supervision = Supervision(), ownsContext: Bool = false,
-        catchUpPageSize: Int = FeedFollower.pageSize
+        supervision: Supervision = Supervision(), ownsContext: Bool = false
     ) throws(ZMQError) {
         self.context = context
-        self.catchUpPageSize = catchUpPageSize
         self.ownsContext = ownsContext
         self.supervision = supervision
         stopRequest = try StopRequest()
@@ -142,7 +138,7 @@ public final class QueryService: Sendable {
         do {
             follower = try FeedFollower(
                 context, feed: endpoints.feed, log: endpoints.log, topics: FeedTopic.allCases, cursor: checkpoint,
-                pageSize: catchUpPageSize, security: clientKeys)
+                security: clientKeys)
         } catch {
             return gate.fail(ServiceStartError("feed", error.description))
         }

@@ -34,8 +34,6 @@ public struct FeedFollower: ~Copyable {
     /// socket drops silently, so a lost last message has nothing after it to reveal it).
     public let idleCatchUpMilliseconds: Int
     private var lastHeard = MonotonicClock.milliseconds()
-    /// The bytes of the last page handed back (`recycle`), for the next reply to reuse.
-    private var spare: [UInt8]?
 
     /// Subscribes to `topics` on `feed` and prepares to read `log`; starts by catching up
     /// from `cursor + 1`. With `security`, both sockets are CURVE clients with those keys.
@@ -140,86 +138,25 @@ public struct FeedFollower: ~Copyable {
         return FeedBatch(events: events, through: cursor)
     }
 
-    /// While catching up (`needsCatchUp`): the next page of the log, kept as the bytes it
-    /// came in when the reply is in the worker's exact form and the follower takes every
-    /// topic, so a long catch-up makes no `RecordedEvent`s (a store applies the page
-    /// straight from its bytes, as a rebuild does); decoded otherwise. Either way the
-    /// cursor has moved to `through`, as after `next()`. Hand the page back with
-    /// `recycle(_:)` once applied, and the next reply is received into its storage.
-    public mutating func nextCatchUpPage() throws(FeedFollowError) -> FeedCatchUpPage {
-        guard needsCatchUp else { return .decoded(try next()) }
-        guard topics.count == FeedTopic.allCases.count else { return .decoded(try readLogPage()) }
-        let page: EncodedLogPage
-        switch try logChannel.readEncoded(from: cursor + 1, limit: pageSize, topics: nil, reusing: spare.take() ?? []) {
-        case .encoded(let encoded): page = encoded
-        case .decoded(let decoded): return .decoded(taking(decoded, asked: nil))
-        }
-        let fresh = (page.events.first?.position ?? .max) > cursor ? page : page.dropping(through: cursor)
-        advance(
-            next: page.next, head: page.head, last: fresh.lastPosition, full: page.events.count == pageSize, asked: nil)
-        return .encoded(fresh, through: cursor)
-    }
-
-    /// Takes back the bytes of a page `nextCatchUpPage()` gave, for the next reply to reuse.
-    public mutating func recycle(_ page: consuming EncodedLogPage) {
-        spare = page.bytes
-    }
-
     private mutating func readLogPage() throws(FeedFollowError) -> FeedBatch {
         let asked = topics.count == FeedTopic.allCases.count ? nil : topics
-        return taking(try logChannel.read(from: cursor + 1, limit: pageSize, topics: asked), asked: asked)
-    }
-
-    /// The events of a decoded page this follower takes, the cursor moved past the page.
-    private mutating func taking(_ page: LogPage, asked: [FeedTopic]?) -> FeedBatch {
+        let page = try logChannel.read(from: cursor + 1, limit: pageSize, topics: asked)
+        lastKnownHead = page.head
         let wanted = Set(topics.map(\.category))
         let events = page.events.filter { $0.position > cursor && wanted.contains($0.category) }
-        advance(
-            next: page.next, head: page.head, last: events.last?.position, full: page.events.count == pageSize,
-            asked: asked)
-        return FeedBatch(events: events, through: cursor)
-    }
-
-    /// Moves the cursor past a page of the log (`next` is where the following page starts,
-    /// `last` the last event taken), and either ends the catch-up at the head or asks for
-    /// the next pages ahead.
-    private mutating func advance(next: Int64, head: Int64, last: Int64?, full: Bool, asked: [FeedTopic]?) {
-        lastKnownHead = head
-        cursor = max(cursor, next - 1, last ?? 0)
-        if next > head {
+        cursor = max(cursor, page.next - 1, events.last?.position ?? 0)
+        if page.next > page.head {
             needsCatchUp = false
         } else {
             // More to read: the worker reads the next page while the owner applies this one,
             // and, after a page full to the limit of the whole log, the page after it too
             // (it starts right after a full next page; a wrong guess only costs a read).
             logChannel.requestAhead(from: cursor + 1, limit: pageSize, topics: asked)
-            if asked == nil && full {
+            if asked == nil && page.events.count == pageSize {
                 logChannel.requestAhead(from: cursor + 1 + Int64(pageSize), limit: pageSize, topics: nil)
             }
         }
-    }
-}
-
-/// What `FeedFollower.nextCatchUpPage()` hands out: a page of the log as its bytes, with
-/// the position through which nothing is missing, or events decoded.
-public enum FeedCatchUpPage: Sendable {
-    case encoded(EncodedLogPage, through: Int64)
-    case decoded(FeedBatch)
-
-    /// The position through which nothing of the follower's topics is missing.
-    public var through: Int64 {
-        switch self {
-        case .encoded(_, let through): through
-        case .decoded(let batch): batch.through
-        }
-    }
-
-    /// How many events it holds.
-    public var count: Int {
-        switch self {
-        case .encoded(let page, _): page.events.count
-        case .decoded(let batch): batch.events.count
-        }
+        return FeedBatch(events: events, through: cursor)
     }
 }
 
