@@ -18,8 +18,8 @@ import Foundation
 /// would. The thread starts with the first checkpoint and ends with `stop()`.
 final class SQLiteCheckpointer: @unchecked Sendable {
     /// 4,000 pages (16 MB at 4 KB): a page the commits change again and again within that span
-    /// is copied once. At 1,000 the checkpoint thread took 6.5–7.3 µs of processor time a
-    /// command at 64 clients, at 4,000 2.5–3.3 (BENCHMARKS.md, stop 20).
+    /// is copied once. At 1,000 the checkpoint thread took 5.0–7.3 µs of processor time a
+    /// command at 64 clients, at 4,000 2.3–3.9 (BENCHMARKS.md, stop 20).
     static let thresholdPages: Int32 = 4_000
     static let backstopPages: Int32 = 16_000
     /// At most this many frames left uncopied by the background, and the writer copies them.
