@@ -37,14 +37,10 @@ struct DeferredSyncWorkerTests {
 
     @Test("a command's reply, feed message, ReadLog page and Status head wait for the flush that covers it")
     func nothingBeforeTheFlush() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "logbook-deferred-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try SocketFolder.make("logbook-deferred")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("events.sqlite3").path
-        let endpoints = ServiceEndpoints(
-            commands: "ipc://\(directory.path)/commands", feed: "ipc://\(directory.path)/feed",
-            queries: "ipc://\(directory.path)/queries", log: "ipc://\(directory.path)/log")
+        let endpoints = ServiceEndpoints.ipc(in: directory)
         let horizon = try SQLiteDurableHorizon.opening(path: path)
         let held = HeldHorizon(horizon)
         let log = WorkerLog(

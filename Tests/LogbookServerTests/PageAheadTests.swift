@@ -67,13 +67,9 @@ struct PageAheadTests {
 
     @Test("the next page is answered from the page written ahead, with a fresh head; another read drops it")
     func nextPageFromAhead() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "logbook-ahead-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try SocketFolder.make("logbook-ahead")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let endpoints = ServiceEndpoints(
-            commands: "ipc://\(directory.path)/commands", feed: "ipc://\(directory.path)/feed",
-            queries: "ipc://\(directory.path)/queries", log: "ipc://\(directory.path)/log")
+        let endpoints = ServiceEndpoints.ipc(in: directory)
         let log = CountingLog(InMemoryEventStore())
         try Self.append(log, 100, from: 1)
         let worker = try WorkerService(

@@ -31,9 +31,7 @@ final class PostgresFeedRig: Sendable {
     /// every hint is lost). `pollMilliseconds`: the feed's poll without hints.
     init(hintFeed: Bool = true, pollMilliseconds: Int = 200, withQuery: Bool = false) throws {
         let database = try PostgresTestDatabase()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "logbook-pg-feed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try SocketFolder.make("logbook-pg-feed")
         let base = "ipc://\(directory.path)/"
         let endpoints = ServiceEndpoints(
             commands: base + "unused-commands", feed: base + "feed", queries: base + "queries", log: base + "log")
@@ -110,12 +108,8 @@ final class SQLiteWorkerRig: Sendable {
     private let worker: WorkerService
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "logbook-sqlite-feed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let base = "ipc://\(directory.path)/"
-        endpoints = ServiceEndpoints(
-            commands: base + "commands", feed: base + "feed", queries: base + "queries", log: base + "log")
+        directory = try SocketFolder.make("logbook-sqlite-feed")
+        endpoints = ServiceEndpoints.ipc(in: directory)
         let path = directory.appendingPathComponent("events.sqlite3").path
         worker = try WorkerService(
             endpoints: endpoints,

@@ -13,12 +13,9 @@ import Testing
 @Suite("Secured processes: the ZAP handler comes first", .serialized)
 struct SecureStartTests {
     @Test func aWorkerWhoseZAPHandlerCannotBindRefusesToStartAndBindsNothing() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-zap-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try SocketFolder.make("logbook-zap")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let base = "ipc://\(folder.path)/"
-        let endpoints = ServiceEndpoints(
-            commands: base + "commands", feed: base + "feed", queries: base + "queries", log: base + "log")
+        let endpoints = ServiceEndpoints.ipc(in: folder)
         let context = try ZMQContext()
         // Someone else holds the handler's endpoint in this context: the worker's handler cannot bind.
         let squatter = try ZMQSocket(context, .reply)

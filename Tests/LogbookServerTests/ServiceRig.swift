@@ -21,12 +21,8 @@ final class ServiceRig: Sendable {
     private let stopping = Once()
 
     init() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "logbook-server-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let base = "ipc://\(directory.path)/"
-        let endpoints = ServiceEndpoints(
-            commands: base + "commands", feed: base + "feed", queries: base + "queries", log: base + "log")
+        let directory = try SocketFolder.make("logbook-server")
+        let endpoints = ServiceEndpoints.ipc(in: directory)
         let generations = SQLiteReadModelGenerations(directory: directory.path)
         let diagnostics = Diagnostics(process: "test", threshold: .error, clock: StepClock())
         let store = InMemoryEventStore()
