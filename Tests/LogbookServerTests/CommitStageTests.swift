@@ -166,6 +166,67 @@ struct CommitStageTests {
         #expect(flusher.threads == ["logbook-commits", "logbook-flushes"])
     }
 
+    @Test(
+        "a small batch on an idle stage runs to completion on the caller's thread; a busy stage or a large batch declines"
+    )
+    func inlineBatch() throws {
+        let store = InMemoryEventStore()
+        let flusher = HeldFlusher()
+        let stage = try Self.stage(over: store, flusher: flusher)
+        defer {
+            flusher.release(times: 100)
+            stage.stop()
+        }
+        flusher.release(times: 1)
+        let caller = Thread.current.name ?? "?"
+        let inline = try #require(stage.runInline(Self.registrations("i", count: 3)))
+        #expect(inline.outcomes.map(\.accepted?.events.count) == [2, 2, 2])
+        #expect(flusher.threads == [caller], "the inline batch was synced on another thread")
+        #expect(try store.headPosition() == 6)
+        #expect(stage.isIdle)
+        #expect(stage.takeFinished().isEmpty, "an inline batch came back through the pipe as well")
+
+        // Too large for it: declined, nothing appended.
+        #expect(stage.runInline(Self.registrations("j", count: CommitStage.inlineFlushBelow)) == nil)
+        #expect(try store.headPosition() == 6)
+
+        // A batch in the stage (its flush held): declined until that one is taken back.
+        stage.submit(Self.registrations("k", count: CommitStage.inlineFlushBelow))
+        try flusher.waitForFlushes(started: 2)
+        #expect(stage.runInline(Self.registrations("m", count: 1)) == nil)
+        flusher.release(times: 1)
+        #expect(try Self.nextFinished(stage).map(\.outcomes.count) == [CommitStage.inlineFlushBelow])
+        flusher.release(times: 1)
+        #expect(stage.runInline(Self.registrations("m", count: 1)) != nil)
+        #expect(try store.headPosition() == Int64(2 * (4 + CommitStage.inlineFlushBelow)))
+    }
+
+    @Test("a stage without a flusher runs nothing inline: a commit that waits must not hold the command loop")
+    func noInlineWithoutFlusher() throws {
+        let store = InMemoryEventStore()
+        let stage = try Self.stage(over: store)
+        defer { stage.stop() }
+        #expect(stage.runInline(Self.registrations("n", count: 1)) == nil)
+        #expect(try store.headPosition() == 0)
+    }
+
+    @Test("a failed inline flush refuses its batch as unavailable and, final, every later one unappended")
+    func failedInlineFlush() throws {
+        let store = InMemoryEventStore()
+        let flusher = HeldFlusher(failing: .unavailable("cannot sync /x/events.sqlite3-wal: EIO", cause: .ioError))
+        let stage = try Self.stage(over: store, flusher: flusher)
+        defer { stage.stop() }
+        flusher.release(times: 100)
+        let refused = try #require(stage.runInline(Self.registrations("f", count: 2)))
+        #expect(refused.outcomes.map(\.error?.code) == [.unavailable, .unavailable])
+        #expect(try store.headPosition() == 4, "the batch was appended before its flush failed")
+        #expect(stage.runInline(Self.registrations("g", count: 1)) == nil)
+        stage.submit(Self.registrations("g", count: 1))
+        #expect(try Self.nextFinished(stage).first?.outcomes.map(\.error?.code) == [.unavailable])
+        #expect(try store.headPosition() == 4, "a batch after a failed flush was appended")
+        #expect(flusher.started == 1)
+    }
+
     @Test("a failed flush refuses every command of the batches it covered as unavailable, not as accepted")
     func failedFlush() throws {
         let store = InMemoryEventStore()

@@ -15,6 +15,9 @@ import LogbookZMQ
 /// announced in position order: published (`FeedPublisher`, SQLite) or hinted to the feed
 /// processes (`CommitHints`, PostgreSQL), whichever `Announcer` it was given. No reply
 /// leaves before its batch is durable; batches are delivered in the order they committed.
+/// A few commands read while the stage is idle are decided, appended and synced on this
+/// thread instead (`CommitStage.runInline`): at a quiet moment nothing would overlap them,
+/// and a lone command saves the hand-over to the stage's thread and back.
 /// A client that vanished before its reply costs nothing: its reply is dropped. A client
 /// that does not read its replies pins at most its `ReplyOutbox` budget and the socket's
 /// reply queue (`ServerSockets.ReplyQueue.commands`), and once over that budget its requests
@@ -105,10 +108,14 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 if reading { try readWaitingRequests() }
                 // Taken after the reading, which may throw: outcomes taken are always delivered
                 // (an untaken batch leaves the pipe readable for the next turn).
-                let delivered = matched(ready[0] ? commits.takeFinished() : [])
-                // The stage takes the next batch before these are delivered, so its commit
-                // overlaps the writing and sending below.
-                submitWaiting()
+                var delivered = matched(ready[0] ? commits.takeFinished() : [])
+                if let inline = runWaitingInline() {
+                    delivered.append(inline)
+                } else {
+                    // The stage takes the next batch before these are delivered, so its commit
+                    // overlaps the writing and sending below.
+                    submitWaiting()
+                }
                 try deliver(delivered)
             } catch {
                 if error.isTerminated { return }
@@ -143,6 +150,18 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         commits.submit(waiting.map(\.command))
         inStage.append((waiting, waitingSince))
         waiting = []
+    }
+
+    /// Runs the commands read so far to completion on this thread when they are few and the
+    /// stage is idle (`CommitStage.runInline`): the batch finished, after any the stage gave back.
+    private mutating func runWaitingInline() -> FinishedBatch? {
+        guard !waiting.isEmpty, waiting.count < CommitStage.inlineFlushBelow, inStage.isEmpty,
+            let finished = commits.runInline(waiting.map(\.command))
+        else {
+            return nil
+        }
+        defer { waiting = [] }
+        return (finished, waiting, waitingSince)
     }
 
     /// The finished batches with the requests they answer, which leave `inStage` (the stage

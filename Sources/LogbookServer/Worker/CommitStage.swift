@@ -13,7 +13,8 @@ import LogbookZMQ
 /// no flush running is synced by the append thread itself: nothing would overlap it, and a
 /// lone command saves two thread hand-overs. Without a flusher each append is durable when
 /// it returns (`synchronous=FULL`, PostgreSQL) and a batch is finished as soon as it is
-/// appended.
+/// appended. A small batch the command loop reads while the stage is idle it may run to
+/// completion on its own thread (`runInline`), with no hand-over at all.
 ///
 /// Batches come back through `takeFinished()` in the order they were submitted, each only
 /// once durable; `finished` (a pipe in the loop's poll) becomes readable when one is ready.
@@ -27,8 +28,9 @@ import LogbookZMQ
 /// others waiting for or in a flush, or durable and not yet taken): while a sync is slow,
 /// requests wait in libzmq's bounded queue, not in this process.
 ///
-/// The handler (and through it the store's connection) is used only on the append thread
-/// once the stage is made; the flusher only on the flush thread. Each thread checks in with
+/// The handler (and through it the store's connection) is used by one thread at a time:
+/// the append thread, or the command loop's while it runs a batch inline (`runInline`, the
+/// stage idle); the flusher likewise by one at a time. Each thread checks in with
 /// its own heartbeat between batches and while idle, so a commit or a sync that hangs stops
 /// the supervisor's watchdog pings. `stop()` lets the batches in hand finish and joins both.
 final class CommitStage: @unchecked Sendable {
@@ -54,6 +56,9 @@ final class CommitStage: @unchecked Sendable {
     let finished: WakeUpPipe
     /// Set once, in `init`; joined by `stop()`.
     private var threads: [OwnedThread] = []
+    /// The handler, used by one thread at a time: the one that set `appending`.
+    private let owned: HandlerOwnership
+    private let flusher: (any LogFlusher)?
     // Everything below `condition` is read and written only with `condition` locked.
     private let condition = NSCondition()
     /// Submitted, not yet taken by the append thread.
@@ -80,6 +85,8 @@ final class CommitStage: @unchecked Sendable {
     ) throws(ZMQError) {
         finished = try WakeUpPipe()
         let owned = HandlerOwnership(handler)
+        self.owned = owned
+        self.flusher = flusher
         threads.append(
             OwnedThread(name: "logbook-commits") { [self] in
                 serveAppends(owned.handler, heartbeat: heartbeat, flusher: flusher)
@@ -103,6 +110,49 @@ final class CommitStage: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return inFlight == 0
+    }
+
+    /// Decides, appends and syncs a small batch (under `inlineFlushBelow` commands) on the
+    /// caller's thread when the stage is idle: nothing in it, nothing finished and not taken,
+    /// no flush failed. A lone command at a quiet moment then costs no hand-over to the
+    /// append thread and back (BENCHMARKS.md, stop 20: at one client, 32–58 µs less worker
+    /// processor time a command). Only on a log with a flusher (SQLite's deferred syncs),
+    /// whose append is local and short: a PostgreSQL append may wait seconds on the network,
+    /// and the caller (the command loop) answers `Status` meanwhile. Nil when it does not
+    /// run: submit the batch then. Its outcomes are returned, not passed through `takeFinished()`.
+    func runInline(_ requests: [CommandRequest]) -> Finished? {
+        guard let flusher, requests.count < Self.inlineFlushBelow else { return nil }
+        condition.lock()
+        guard inFlight == 0, submitted == nil, !appending, !flushing, flushFailure == nil, !stopping else {
+            condition.unlock()
+            return nil
+        }
+        // The claim on the handler: the append thread takes none while `appending` holds.
+        appending = true
+        condition.unlock()
+        let handler = owned.handler
+        var batch = Finished(outcomes: handler.handle(requests), commandsDecidedAgain: handler.commandsDecidedAgain)
+        condition.lock()
+        appending = false
+        flushing = true
+        condition.unlock()
+        var failure: EventStoreError?
+        do {
+            try flusher.flush()
+        } catch {
+            failure = error
+        }
+        condition.lock()
+        flushing = false
+        if let failure {
+            // Final, as on the flush thread: every later batch is refused unappended, and the
+            // flush thread, woken, ends.
+            flushFailure = failure
+            batch = Self.refused(batch.outcomes.count, failure, decidedAgain: batch.commandsDecidedAgain)
+        }
+        condition.broadcast()
+        condition.unlock()
+        return batch
     }
 
     /// Hands a batch to the append thread; call only when `acceptsBatch`.
@@ -287,7 +337,8 @@ final class CommitStage: @unchecked Sendable {
     }
 }
 
-/// Moves the handler, which is not `Sendable`, to the stage's thread: nothing else keeps it.
+/// Keeps the handler, which is not `Sendable`, for the stage: the thread that claims it
+/// (`appending`) uses it.
 private final class HandlerOwnership: @unchecked Sendable {
     let handler: CommandHandler
     init(_ handler: CommandHandler) { self.handler = handler }
