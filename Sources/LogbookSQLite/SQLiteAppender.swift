@@ -44,10 +44,11 @@ final class SQLiteAppender {
     /// How many streams' versions this connection knows now (for tests of its bound).
     var knownStreams: Int { known.count }
 
-    /// Appends `batch` (well-formed and not empty) in one transaction and commits it.
+    /// Appends `batch` (well-formed and not empty) in one transaction and commits it: the
+    /// write turn the connection holds (`SQLiteEventStore.takeTurnIfFree`), or one it begins.
     /// `retried` answers a request whose command id is already recorded (its first record).
     func append(_ batch: [AppendRequest], retried: (String) throws -> AppendResult) throws -> [AppendResult] {
-        try begin.runBound()
+        if !db.isInTransaction { try begin.runBound() }
         do {
             var state = try BatchState(dataVersion: scalar(dataVersion))
             known.trust(onlyAt: state.dataVersion)

@@ -135,6 +135,15 @@ final class SQLiteConnection {
         sqlite3_wal_autocheckpoint(handle, 1_000)
     }
 
+    /// A transaction is open (`BEGIN` ran and no `COMMIT` or `ROLLBACK` ended it yet).
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// How long a statement that meets another connection's lock waits for it; 0 fails at
+    /// once with `SQLITE_BUSY`.
+    func setBusyTimeout(milliseconds: Int) {
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+    }
+
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func error(_ code: Int32) -> SQLiteError { SQLiteError(code: code, message: lastErrorMessage) }

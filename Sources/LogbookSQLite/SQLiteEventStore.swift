@@ -37,9 +37,11 @@ public final class SQLiteEventStore: EventStore {
     private let session: Mutex<Session>
     private let evolution: EventEvolution
     private let checkpointer: SQLiteCheckpointer?
-    private let durability: Durability
+    let durability: Durability
     /// A deferred-sync writer's ticket with its horizon (`SQLiteDurableHorizon.attach`).
     private let horizonTicket: Int
+    /// How long a statement waits for another connection's lock (all but `takeTurnIfFree`).
+    let busyTimeoutMilliseconds: Int
 
     /// Opens (creating or migrating if needed) the log at `path`. Several processes may do so at once.
     /// - Parameters:
@@ -55,6 +57,7 @@ public final class SQLiteEventStore: EventStore {
         self.path = path
         self.evolution = evolution
         self.durability = durability
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path)
@@ -205,7 +208,7 @@ public final class SQLiteEventStore: EventStore {
     }
 
     /// Runs `body` on the connection; SQLite's errors and unreadable events become `EventStoreError`s.
-    private func withConnection<T: Sendable>(
+    func withConnection<T: Sendable>(
         _ body: (SQLiteConnection) throws -> T
     ) throws(EventStoreError) -> T {
         try withSession { session in try body(session.db) }
@@ -365,8 +368,10 @@ public final class SQLiteEventStore: EventStore {
         guard !streams.isEmpty else { return [:] }
         let readable = readableHead
         return try withConnection { [evolution] db in
+            // Inside a write turn (`takeTurnIfFree`) the turn's transaction is the snapshot.
+            let begins = !db.isInTransaction
             // Prepared once: the commit stage reads a batch's streams this way every batch.
-            try db.statement("BEGIN").run([])
+            if begins { try db.statement("BEGIN").run([]) }
             do {
                 var found: [String: [RecordedEvent]] = [:]
                 for stream in streams {
@@ -374,10 +379,10 @@ public final class SQLiteEventStore: EventStore {
                         statement throws(SQLiteError) in try statement.bind(1, stream)
                     }.prefix { $0.position <= readable }.map(\.self)
                 }
-                try db.statement("COMMIT").run([])
+                if begins { try db.statement("COMMIT").run([]) }
                 return found
             } catch {
-                try? db.execute("ROLLBACK")
+                if begins { try? db.execute("ROLLBACK") }
                 throw error
             }
         }

@@ -39,7 +39,7 @@ struct StoreOpening {
                     let store = try SQLiteEventStore(
                         path: path, evolution: .standard, backgroundCheckpoints: true,
                         durability: .deferredSyncs(horizon))
-                    return (store, horizon)
+                    return (store, horizon, store)
                 },
                 openReader: { () throws(EventStoreError) -> any EventStore in
                     try SQLiteEventStore(path: path, evolution: .standard, durability: .readsDurable(horizon))

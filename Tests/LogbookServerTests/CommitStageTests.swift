@@ -26,10 +26,36 @@ struct CommitStageTests {
         }
     }
 
-    private static func stage(over store: InMemoryEventStore, flusher: (any LogFlusher)? = nil) throws -> CommitStage {
+    private static func stage(
+        over store: InMemoryEventStore, flusher: (any LogFlusher)? = nil, turns: (any WriteTurns)? = TestTurns()
+    ) throws -> CommitStage {
         try CommitStage(
             handler: CommandHandler(store: store, clock: StepClock(), ids: CountingIds()), flusher: flusher,
-            heartbeat: Heartbeat())
+            turns: turns, heartbeat: Heartbeat())
+    }
+
+    /// Write turns whose lock is free or held as the test says, counting what the stage asks.
+    final class TestTurns: WriteTurns, @unchecked Sendable {
+        private let lock = NSLock()
+        private var held = false
+        private var counts = (taken: 0, declined: 0, ended: 0)
+
+        var lockHeldElsewhere: Bool {
+            get { lock.withLock { held } }
+            set { lock.withLock { held = newValue } }
+        }
+        var taken: Int { lock.withLock { counts.taken } }
+        var declined: Int { lock.withLock { counts.declined } }
+        var ended: Int { lock.withLock { counts.ended } }
+
+        func takeTurnIfFree() throws(EventStoreError) -> Bool {
+            lock.withLock {
+                if held { counts.declined += 1 } else { counts.taken += 1 }
+                return !held
+            }
+        }
+
+        func endTurn() { lock.withLock { counts.ended += 1 } }
     }
 
     /// A stage over an in-memory log with a held flusher, given a batch of
@@ -201,12 +227,66 @@ struct CommitStageTests {
         #expect(try store.headPosition() == Int64(2 * (4 + CommitStage.inlineFlushBelow)))
     }
 
-    @Test("a stage without a flusher runs nothing inline: a commit that waits must not hold the command loop")
-    func noInlineWithoutFlusher() throws {
+    @Test(
+        "a stage without a flusher or without write turns runs nothing inline: a commit that waits must not hold the command loop"
+    )
+    func noInlineWithoutFlusherOrTurns() throws {
         let store = InMemoryEventStore()
-        let stage = try Self.stage(over: store)
+        let turns = TestTurns()
+        let stage = try Self.stage(over: store, turns: turns)
         defer { stage.stop() }
         #expect(stage.runInline(Self.registrations("n", count: 1)) == nil)
+        #expect(turns.taken + turns.declined == 0)
+        let noTurns = try Self.stage(over: store, flusher: HeldFlusher(), turns: nil)
+        defer { noTurns.stop() }
+        #expect(noTurns.runInline(Self.registrations("n", count: 1)) == nil)
+        #expect(try store.headPosition() == 0)
+    }
+
+    @Test(
+        "a write lock held elsewhere sends the batch to the stage: nothing decided or appended on the caller's thread"
+    )
+    func heldLockDeclinesInline() throws {
+        let store = InMemoryEventStore()
+        let flusher = HeldFlusher()
+        let turns = TestTurns()
+        let stage = try Self.stage(over: store, flusher: flusher, turns: turns)
+        defer {
+            flusher.release(times: 100)
+            stage.stop()
+        }
+        turns.lockHeldElsewhere = true
+        #expect(stage.runInline(Self.registrations("h", count: 2)) == nil)
+        #expect(turns.declined == 1 && turns.ended == 0)
+        #expect(try store.headPosition() == 0)
+        #expect(flusher.started == 0)
+        // The stage was left as it was: it takes the batch, and runs a later one inline once the lock is free.
+        #expect(stage.acceptsBatch)
+        stage.submit(Self.registrations("h", count: 2))
+        flusher.release(times: 1)
+        #expect(try Self.nextFinished(stage).map(\.outcomes.count) == [2])
+        turns.lockHeldElsewhere = false
+        flusher.release(times: 1)
+        let inline = try #require(stage.runInline(Self.registrations("i", count: 1)))
+        #expect(inline.outcomes.map(\.accepted?.events.count) == [2])
+        #expect(turns.taken == 1 && turns.ended == 1)
+    }
+
+    @Test("a turn whose batch appended nothing (every command refused before its record) is ended all the same")
+    func refusedBatchEndsItsTurn() throws {
+        let store = InMemoryEventStore()
+        let flusher = HeldFlusher()
+        let turns = TestTurns()
+        let stage = try Self.stage(over: store, flusher: flusher, turns: turns)
+        defer {
+            flusher.release(times: 100)
+            stage.stop()
+        }
+        flusher.release(times: 1)
+        let unknown = CommandRequest(commandId: "u-1", type: "NoSuchCommand", data: [:])
+        let refused = try #require(stage.runInline([unknown]))
+        #expect(refused.outcomes.map(\.error?.code) == [.unknownType])
+        #expect(turns.taken == 1 && turns.ended == 1)
         #expect(try store.headPosition() == 0)
     }
 

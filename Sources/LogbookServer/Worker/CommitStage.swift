@@ -14,7 +14,9 @@ import LogbookZMQ
 /// lone command saves two thread hand-overs. Without a flusher each append is durable when
 /// it returns (`synchronous=FULL`, PostgreSQL) and a batch is finished as soon as it is
 /// appended. A small batch the command loop reads while the stage is idle it may run to
-/// completion on its own thread (`runInline`), with no hand-over at all.
+/// completion on its own thread (`runInline`), with no hand-over at all, when the writer's
+/// write lock is free at that moment (`WriteTurns`): the loop never waits for another
+/// connection's lock.
 ///
 /// Batches come back through `takeFinished()` in the order they were submitted, each only
 /// once durable; `finished` (a pipe in the loop's poll) becomes readable when one is ready.
@@ -59,6 +61,7 @@ final class CommitStage: @unchecked Sendable {
     /// The handler, used by one thread at a time: the one that set `appending`.
     private let owned: HandlerOwnership
     private let flusher: (any LogFlusher)?
+    private let turns: (any WriteTurns)?
     // Everything below `condition` is read and written only with `condition` locked.
     private let condition = NSCondition()
     /// Submitted, not yet taken by the append thread.
@@ -78,15 +81,17 @@ final class CommitStage: @unchecked Sendable {
     private var flushing = false
 
     /// Starts the append thread, which owns `handler` from now on, and with `flusher` the
-    /// flush thread, which checks in with `flushHeartbeat`.
+    /// flush thread, which checks in with `flushHeartbeat`. With `flusher` and `turns` (the
+    /// write turns of the handler's store) `runInline` may run a batch on its caller's thread.
     init(
-        handler: CommandHandler, flusher: (any LogFlusher)? = nil, heartbeat: Heartbeat,
-        flushHeartbeat: Heartbeat = Heartbeat()
+        handler: CommandHandler, flusher: (any LogFlusher)? = nil, turns: (any WriteTurns)? = nil,
+        heartbeat: Heartbeat, flushHeartbeat: Heartbeat = Heartbeat()
     ) throws(ZMQError) {
         finished = try WakeUpPipe()
         let owned = HandlerOwnership(handler)
         self.owned = owned
         self.flusher = flusher
+        self.turns = turns
         threads.append(
             OwnedThread(name: "logbook-commits") { [self] in
                 serveAppends(owned.handler, heartbeat: heartbeat, flusher: flusher)
@@ -113,15 +118,17 @@ final class CommitStage: @unchecked Sendable {
     }
 
     /// Decides, appends and syncs a small batch (under `inlineFlushBelow` commands) on the
-    /// caller's thread when the stage is idle: nothing in it, nothing finished and not taken,
-    /// no flush failed. A lone command at a quiet moment then costs no hand-over to the
-    /// append thread and back (BENCHMARKS.md, stop 20: at one client, 32–58 µs less worker
-    /// processor time a command). Only on a log with a flusher (SQLite's deferred syncs),
-    /// whose append is local and short: a PostgreSQL append may wait seconds on the network,
-    /// and the caller (the command loop) answers `Status` meanwhile. Nil when it does not
+    /// caller's thread when the stage is idle (nothing in it, nothing finished and not taken,
+    /// no flush failed) and the writer's lock is free now (`WriteTurns.takeTurnIfFree`). A
+    /// lone command at a quiet moment then costs no hand-over to the append thread and back
+    /// (BENCHMARKS.md, issue 13, stop 21). Only on a log with a flusher and turns (SQLite's
+    /// deferred syncs), whose append is local and short and never waits for another
+    /// connection: a held lock sends the batch to the stage, whose append waits for it while
+    /// the caller (the command loop) answers `Status`. The caller does wait for the sync; one
+    /// that hangs stops its heartbeat as it would the flush thread's. Nil when it does not
     /// run: submit the batch then. Its outcomes are returned, not passed through `takeFinished()`.
     func runInline(_ requests: [CommandRequest]) -> Finished? {
-        guard let flusher, requests.count < Self.inlineFlushBelow else { return nil }
+        guard let flusher, let turns, requests.count < Self.inlineFlushBelow else { return nil }
         condition.lock()
         guard inFlight == 0, submitted == nil, !appending, !flushing, flushFailure == nil, !stopping else {
             condition.unlock()
@@ -130,8 +137,17 @@ final class CommitStage: @unchecked Sendable {
         // The claim on the handler: the append thread takes none while `appending` holds.
         appending = true
         condition.unlock()
+        // Any failure to take the turn is met again, and reported, by the stage's own append.
+        guard (try? turns.takeTurnIfFree()) == true else {
+            condition.lock()
+            appending = false
+            condition.unlock()
+            return nil
+        }
         let handler = owned.handler
         var batch = Finished(outcomes: handler.handle(requests), commandsDecidedAgain: handler.commandsDecidedAgain)
+        // A batch that appended nothing (every command refused before its record) left the turn open.
+        turns.endTurn()
         condition.lock()
         appending = false
         flushing = true

@@ -5,8 +5,10 @@ public import LogbookApplication
 /// (SQLite with deferred syncs); and readers, one per thread that reads (`Status`' head,
 /// `ReadLog`), which must then see only what is durable.
 public struct WorkerLog: Sendable {
-    /// The writer's connection, and its flusher when its appends return before they are durable.
-    public typealias Writer = (store: any EventStore, flusher: (any LogFlusher)?)
+    /// The writer's connection; its flusher when its appends return before they are durable;
+    /// and its write turns, when its write lock can be taken without waiting (then the command
+    /// loop may run a small batch itself, `CommitStage.runInline`).
+    public typealias Writer = (store: any EventStore, flusher: (any LogFlusher)?, turns: (any WriteTurns)?)
 
     public let openWriter: @Sendable () throws(EventStoreError) -> Writer
     public let openReader: WorkerService.StoreOpener
@@ -22,6 +24,6 @@ public struct WorkerLog: Sendable {
     /// Every connection from `open`, each append durable when it returns (`synchronous=FULL`,
     /// PostgreSQL, memory).
     public static func syncingEachCommit(_ open: @escaping WorkerService.StoreOpener) -> WorkerLog {
-        WorkerLog(openWriter: { () throws(EventStoreError) -> Writer in (try open(), nil) }, openReader: open)
+        WorkerLog(openWriter: { () throws(EventStoreError) -> Writer in (try open(), nil, nil) }, openReader: open)
     }
 }

@@ -189,7 +189,8 @@ public final class WorkerService: Sendable {
             let router = try ServerSockets.router(
                 context, at: endpoints.commands, replies: .commands, security: security)
             let commits = try CommitStage(
-                handler: handler, flusher: writer.flusher, heartbeat: supervision.heartbeat(for: "commits"),
+                handler: handler, flusher: writer.flusher, turns: writer.turns,
+                heartbeat: supervision.heartbeat(for: "commits"),
                 flushHeartbeat: writer.flusher == nil ? Heartbeat() : supervision.heartbeat(for: "flushes"))
             loop = CommandLoop(
                 router: router, announcer: announcer, commits: commits, headReads: headReads, clock: clock,
