@@ -166,7 +166,10 @@ final class CommitStage: @unchecked Sendable {
             flushFailure = failure
             batch = Self.refused(batch.outcomes.count, failure, decidedAgain: batch.commandsDecidedAgain)
         }
-        condition.broadcast()
+        // Only the flush thread's wait can hang on what this changed (a failure, or the end of
+        // a stop that came meanwhile); waking both threads after every inline batch would
+        // cost a lone command two context switches for nothing.
+        if failure != nil || stopping { condition.broadcast() }
         condition.unlock()
         return batch
     }
