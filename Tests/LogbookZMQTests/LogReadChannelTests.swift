@@ -7,8 +7,8 @@ import Testing
 
 /// `LogReadChannel.readEncoded` (how a rebuild reads the log) against a stand-in worker on
 /// a real libzmq ROUTER socket that answers with the replies a test gives it: a page in the
-/// worker's exact form is kept as its bytes, any other reply takes the general reader, and a
-/// malformed one is a typed error, never a crash.
+/// worker's exact form is kept as its bytes, any other reply takes the general reader, a
+/// malformed one is a typed error, never a crash, and a timeout leaves no request behind.
 @Suite("Log read channel: pages kept as bytes", .serialized)
 struct LogReadChannelTests {
     /// Answers each `ReadLog` in turn with `reply(id)`, on a thread that owns its socket.
@@ -106,5 +106,39 @@ struct LogReadChannelTests {
             channel in
             #expect(throws: expected) { try channel.readEncoded(from: 1, limit: 10, topics: nil) }
         }
+    }
+
+    @Test("after a timeout, a page asked for ahead on the old socket is asked for again on the new one")
+    func aTimeoutForgetsTheRequestsSentAhead() throws {
+        let context = try ZMQContext()
+        let endpoint = temporaryIPCEndpoint()
+        let page = LogPage(events: Self.events, next: 4, head: 3)
+        // The stand-in worker ignores the first two requests (both pages asked for ahead, on
+        // the first socket) and answers every later one.
+        let worker = OwnedThread(name: "test-log-socket") {
+            do {
+                let router = try ZMQSocket(context, .router)
+                try router.bind(endpoint)
+                for number in 1...3 {
+                    guard let request = try receive(router, within: 5_000), request.count == 3,
+                        case .object(let object)? = try? JSONParser.parse(request[2]),
+                        case .string(let id)? = object["id"]
+                    else { return }
+                    if number > 2 { _ = try router.send([request[0], [], LogReader.replyBytes(id: id, page)]) }
+                }
+            } catch {
+                return
+            }
+        }
+        var channel = try LogReadChannel(context, endpoint: endpoint, timeoutMilliseconds: 300)
+        // Both pages asked for ahead; the read of the first takes its request and times out.
+        channel.requestAhead(from: 1, limit: 10, topics: nil)
+        channel.requestAhead(from: 11, limit: 10, topics: nil)
+        #expect(throws: FeedFollowError.self) { try channel.read(from: 1, limit: 10, topics: nil) }
+        // Without forgetting it, this read would wait for the reply to the request sent ahead,
+        // which the new socket never gets, and time out again.
+        let read = try channel.read(from: 11, limit: 10, topics: nil)
+        #expect(read == page)
+        #expect(ended(worker))
     }
 }

@@ -4,7 +4,8 @@ import LogbookWire
 
 /// A `ReadLog` client for one thread: a DEALER to the worker's log socket, one request at
 /// a time, with a timeout. After a timeout the socket is replaced (the Lazy Pirate way),
-/// so a late reply to an abandoned request can never be taken for a new one.
+/// so a late reply to an abandoned request can never be taken for a new one, and the
+/// requests sent ahead on the old socket are forgotten (each is sent again when read).
 public struct LogReadChannel: ~Copyable {
     private let context: ZMQContext
     private let endpoint: String
@@ -115,6 +116,9 @@ public struct LogReadChannel: ~Copyable {
                 guard let page = try page(frames, id) else { continue }
                 return page
             }
+            // The requests sent ahead went out on the old socket: their replies cannot come
+            // on the new one, so a read that took one would only wait out another timeout.
+            ahead.removeAll()
             socket = try Self.connect(context, endpoint, security)
             throw FeedFollowError.logUnavailable("no ReadLog reply from \(endpoint) within \(timeoutMilliseconds) ms")
         } catch let error as ZMQError {
