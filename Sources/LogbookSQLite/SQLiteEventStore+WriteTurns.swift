@@ -1,9 +1,9 @@
 import CSQLite
 public import LogbookApplication
 
-/// The writer's turn: `BEGIN IMMEDIATE` with no busy wait. A connection of another process
-/// (or of this one) that holds the write lock makes it answer false at once, where an
-/// `append` would wait up to the store's busy timeout.
+/// The writer's turn: `BEGIN IMMEDIATE` with no busy wait, and none until the turn ends. A
+/// connection of another process (or of this one) that holds the write lock makes it
+/// answer false at once, where an `append` would wait up to the store's busy timeout.
 extension SQLiteEventStore: WriteTurns {
     public func takeTurnIfFree() throws(EventStoreError) -> Bool {
         if case .readsDurable = durability {
@@ -11,23 +11,28 @@ extension SQLiteEventStore: WriteTurns {
         }
         let wait = busyTimeoutMilliseconds
         return try withConnection { db in
-            guard !db.isInTransaction else { return true }
             db.setBusyTimeout(milliseconds: 0)
-            defer { db.setBusyTimeout(milliseconds: wait) }
+            guard !db.isInTransaction else { return true }
             do {
                 try db.statement("BEGIN IMMEDIATE").run([])
                 return true
             } catch let error as SQLiteError where error.code & 0xFF == SQLITE_BUSY {
+                db.setBusyTimeout(milliseconds: wait)
                 return false
+            } catch {
+                db.setBusyTimeout(milliseconds: wait)
+                throw error
             }
         }
     }
 
     public func endTurn() {
-        // A turn in which nothing was written. Should its rollback fail, the transaction
+        let wait = busyTimeoutMilliseconds
+        // Should the rollback of a turn in which nothing was written fail, the transaction
         // stays this connection's and the next append runs in it and ends it: nothing is lost
         // or half-written, so there is nothing to report.
         _ = try? withConnection { db in
+            db.setBusyTimeout(milliseconds: wait)
             if db.isInTransaction { try db.execute("ROLLBACK") }
         }
     }

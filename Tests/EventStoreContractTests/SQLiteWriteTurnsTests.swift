@@ -54,6 +54,34 @@ struct SQLiteWriteTurnsTests {
         }
     }
 
+    @Test("until the turn ends the connection waits for no lock, after its append too; once ended it waits again")
+    func noWaitingUntilTheTurnEnds() throws {
+        try withLog { path, store in
+            #expect(try store.takeTurnIfFree())
+            _ = try store.append([Requests.simple("c1", stream: "a-1")])
+            // A second append in the same turn (a second round of deciding) meets a lock held
+            // for a moment: refused at once, where the store's 5 s busy timeout would wait it out.
+            let held = try SQLiteWriteLock(path: path)
+            let release = Thread {
+                usleep(300_000)
+                held.release()
+            }
+            release.start()
+            #expect(throws: EventStoreError.self, "the append inside the turn waited for the lock") {
+                try store.append([Requests.simple("c2", stream: "a-1")])
+            }
+            store.endTurn()
+            let again = try SQLiteWriteLock(path: path)
+            let releaseAgain = Thread {
+                usleep(300_000)
+                again.release()
+            }
+            releaseAgain.start()
+            #expect(try store.append([Requests.simple("c3", stream: "a-1")])[0].committed != nil)
+            #expect(try store.read(fromPosition: 1, limit: 10, categories: nil).map(\.position) == [1, 2])
+        }
+    }
+
     @Test("a turn in which nothing was appended ends with nothing written, and releases the lock")
     func emptyTurnEnds() throws {
         try withLog { path, store in

@@ -34,6 +34,22 @@ struct CommitStageTests {
             turns: turns, heartbeat: Heartbeat())
     }
 
+    /// Runs `body` with a stage over an in-memory log, a held flusher and test turns (free
+    /// unless the test says otherwise); every flush is let go at the end.
+    private static func withInlineStage(
+        _ body: (InMemoryEventStore, HeldFlusher, TestTurns, CommitStage) throws -> Void
+    ) throws {
+        let store = InMemoryEventStore()
+        let flusher = HeldFlusher()
+        let turns = TestTurns()
+        let stage = try Self.stage(over: store, flusher: flusher, turns: turns)
+        defer {
+            flusher.release(times: 100)
+            stage.stop()
+        }
+        try body(store, flusher, turns, stage)
+    }
+
     /// Write turns whose lock is free or held as the test says, counting what the stage asks.
     final class TestTurns: WriteTurns, @unchecked Sendable {
         private let lock = NSLock()
@@ -196,35 +212,30 @@ struct CommitStageTests {
         "a small batch on an idle stage runs to completion on the caller's thread; a busy stage or a large batch declines"
     )
     func inlineBatch() throws {
-        let store = InMemoryEventStore()
-        let flusher = HeldFlusher()
-        let stage = try Self.stage(over: store, flusher: flusher)
-        defer {
-            flusher.release(times: 100)
-            stage.stop()
+        try Self.withInlineStage { store, flusher, _, stage in
+            flusher.release(times: 1)
+            let caller = Thread.current.name ?? "?"
+            let inline = try #require(stage.runInline(Self.registrations("i", count: 3)))
+            #expect(inline.outcomes.map(\.accepted?.events.count) == [2, 2, 2])
+            #expect(flusher.threads == [caller], "the inline batch was synced on another thread")
+            #expect(try store.headPosition() == 6)
+            #expect(stage.isIdle)
+            #expect(stage.takeFinished().isEmpty, "an inline batch came back through the pipe as well")
+
+            // Too large for it: declined, nothing appended.
+            #expect(stage.runInline(Self.registrations("j", count: CommitStage.inlineFlushBelow)) == nil)
+            #expect(try store.headPosition() == 6)
+
+            // A batch in the stage (its flush held): declined until that one is taken back.
+            stage.submit(Self.registrations("k", count: CommitStage.inlineFlushBelow))
+            try flusher.waitForFlushes(started: 2)
+            #expect(stage.runInline(Self.registrations("m", count: 1)) == nil)
+            flusher.release(times: 1)
+            #expect(try Self.nextFinished(stage).map(\.outcomes.count) == [CommitStage.inlineFlushBelow])
+            flusher.release(times: 1)
+            #expect(stage.runInline(Self.registrations("m", count: 1)) != nil)
+            #expect(try store.headPosition() == Int64(2 * (4 + CommitStage.inlineFlushBelow)))
         }
-        flusher.release(times: 1)
-        let caller = Thread.current.name ?? "?"
-        let inline = try #require(stage.runInline(Self.registrations("i", count: 3)))
-        #expect(inline.outcomes.map(\.accepted?.events.count) == [2, 2, 2])
-        #expect(flusher.threads == [caller], "the inline batch was synced on another thread")
-        #expect(try store.headPosition() == 6)
-        #expect(stage.isIdle)
-        #expect(stage.takeFinished().isEmpty, "an inline batch came back through the pipe as well")
-
-        // Too large for it: declined, nothing appended.
-        #expect(stage.runInline(Self.registrations("j", count: CommitStage.inlineFlushBelow)) == nil)
-        #expect(try store.headPosition() == 6)
-
-        // A batch in the stage (its flush held): declined until that one is taken back.
-        stage.submit(Self.registrations("k", count: CommitStage.inlineFlushBelow))
-        try flusher.waitForFlushes(started: 2)
-        #expect(stage.runInline(Self.registrations("m", count: 1)) == nil)
-        flusher.release(times: 1)
-        #expect(try Self.nextFinished(stage).map(\.outcomes.count) == [CommitStage.inlineFlushBelow])
-        flusher.release(times: 1)
-        #expect(stage.runInline(Self.registrations("m", count: 1)) != nil)
-        #expect(try store.headPosition() == Int64(2 * (4 + CommitStage.inlineFlushBelow)))
     }
 
     @Test(
@@ -247,47 +258,35 @@ struct CommitStageTests {
         "a write lock held elsewhere sends the batch to the stage: nothing decided or appended on the caller's thread"
     )
     func heldLockDeclinesInline() throws {
-        let store = InMemoryEventStore()
-        let flusher = HeldFlusher()
-        let turns = TestTurns()
-        let stage = try Self.stage(over: store, flusher: flusher, turns: turns)
-        defer {
-            flusher.release(times: 100)
-            stage.stop()
+        try Self.withInlineStage { store, flusher, turns, stage in
+            turns.lockHeldElsewhere = true
+            #expect(stage.runInline(Self.registrations("h", count: 2)) == nil)
+            #expect(turns.declined == 1 && turns.ended == 0)
+            #expect(try store.headPosition() == 0)
+            #expect(flusher.started == 0)
+            // The stage was left as it was: it takes the batch, and runs a later one inline once the lock is free.
+            #expect(stage.acceptsBatch)
+            stage.submit(Self.registrations("h", count: 2))
+            flusher.release(times: 1)
+            #expect(try Self.nextFinished(stage).map(\.outcomes.count) == [2])
+            turns.lockHeldElsewhere = false
+            flusher.release(times: 1)
+            let inline = try #require(stage.runInline(Self.registrations("i", count: 1)))
+            #expect(inline.outcomes.map(\.accepted?.events.count) == [2])
+            #expect(turns.taken == 1 && turns.ended == 1)
         }
-        turns.lockHeldElsewhere = true
-        #expect(stage.runInline(Self.registrations("h", count: 2)) == nil)
-        #expect(turns.declined == 1 && turns.ended == 0)
-        #expect(try store.headPosition() == 0)
-        #expect(flusher.started == 0)
-        // The stage was left as it was: it takes the batch, and runs a later one inline once the lock is free.
-        #expect(stage.acceptsBatch)
-        stage.submit(Self.registrations("h", count: 2))
-        flusher.release(times: 1)
-        #expect(try Self.nextFinished(stage).map(\.outcomes.count) == [2])
-        turns.lockHeldElsewhere = false
-        flusher.release(times: 1)
-        let inline = try #require(stage.runInline(Self.registrations("i", count: 1)))
-        #expect(inline.outcomes.map(\.accepted?.events.count) == [2])
-        #expect(turns.taken == 1 && turns.ended == 1)
     }
 
     @Test("a turn whose batch appended nothing (every command refused before its record) is ended all the same")
     func refusedBatchEndsItsTurn() throws {
-        let store = InMemoryEventStore()
-        let flusher = HeldFlusher()
-        let turns = TestTurns()
-        let stage = try Self.stage(over: store, flusher: flusher, turns: turns)
-        defer {
-            flusher.release(times: 100)
-            stage.stop()
+        try Self.withInlineStage { store, flusher, turns, stage in
+            flusher.release(times: 1)
+            let unknown = CommandRequest(commandId: "u-1", type: "NoSuchCommand", data: [:])
+            let refused = try #require(stage.runInline([unknown]))
+            #expect(refused.outcomes.map(\.error?.code) == [.unknownType])
+            #expect(turns.taken == 1 && turns.ended == 1)
+            #expect(try store.headPosition() == 0)
         }
-        flusher.release(times: 1)
-        let unknown = CommandRequest(commandId: "u-1", type: "NoSuchCommand", data: [:])
-        let refused = try #require(stage.runInline([unknown]))
-        #expect(refused.outcomes.map(\.error?.code) == [.unknownType])
-        #expect(turns.taken == 1 && turns.ended == 1)
-        #expect(try store.headPosition() == 0)
     }
 
     @Test("a failed inline flush refuses its batch as unavailable and, final, every later one unappended")

@@ -109,6 +109,11 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
                 // Taken after the reading, which may throw: outcomes taken are always delivered
                 // (an untaken batch leaves the pipe readable for the next turn).
                 var delivered = matched(ready[0] ? commits.takeFinished() : [])
+                if mayRunInline {
+                    // Durable already: their replies do not wait for the inline batch's sync.
+                    try deliver(delivered)
+                    delivered = []
+                }
                 if let inline = runWaitingInline() {
                     delivered.append(inline)
                 } else {
@@ -152,12 +157,16 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
         waiting = []
     }
 
+    /// The commands read so far are few and the stage has none of this loop's batches: they
+    /// may run inline (`CommitStage.runInline` has the last word).
+    private var mayRunInline: Bool {
+        !waiting.isEmpty && waiting.count < CommitStage.inlineFlushBelow && inStage.isEmpty
+    }
+
     /// Runs the commands read so far to completion on this thread when they are few and the
     /// stage is idle (`CommitStage.runInline`): the batch finished, after any the stage gave back.
     private mutating func runWaitingInline() -> FinishedBatch? {
-        guard !waiting.isEmpty, waiting.count < CommitStage.inlineFlushBelow, inStage.isEmpty,
-            let finished = commits.runInline(waiting.map(\.command))
-        else {
+        guard mayRunInline, let finished = commits.runInline(waiting.map(\.command)) else {
             return nil
         }
         defer { waiting = [] }

@@ -35,6 +35,9 @@ import LogbookZMQ
 /// stage idle); the flusher likewise by one at a time. Each thread checks in with
 /// its own heartbeat between batches and while idle, so a commit or a sync that hangs stops
 /// the supervisor's watchdog pings. `stop()` lets the batches in hand finish and joins both.
+/// `submit`, `runInline`, `takeFinished` and `stop` are called from one thread (the command
+/// loop's): an inline batch never overlaps a submission, and wakes the stage's threads only
+/// when they have something to see (a failed flush, a stop).
 final class CommitStage: @unchecked Sendable {
     /// A batch's outcomes, in request order, and the handler's count of commands decided again.
     struct Finished: Sendable, Equatable {
@@ -124,7 +127,9 @@ final class CommitStage: @unchecked Sendable {
     /// (BENCHMARKS.md, issue 13, stop 21). Only on a log with a flusher and turns (SQLite's
     /// deferred syncs), whose append is local and short and never waits for another
     /// connection: a held lock sends the batch to the stage, whose append waits for it while
-    /// the caller (the command loop) answers `Status`. The caller does wait for the sync; one
+    /// the caller (the command loop) answers `Status`; a second round of deciding (after a
+    /// conflict) that finds the lock taken meanwhile refuses its commands as `unavailable`
+    /// (busy) rather than wait, and their clients send them again. The caller does wait for the sync; one
     /// that hangs stops its heartbeat as it would the flush thread's. Nil when it does not
     /// run: submit the batch then. Its outcomes are returned, not passed through `takeFinished()`.
     func runInline(_ requests: [CommandRequest]) -> Finished? {
@@ -141,6 +146,8 @@ final class CommitStage: @unchecked Sendable {
         guard (try? turns.takeTurnIfFree()) == true else {
             condition.lock()
             appending = false
+            // A stop that came meanwhile: the flush thread waits for `appending` to clear.
+            if stopping { condition.broadcast() }
             condition.unlock()
             return nil
         }
@@ -152,12 +159,7 @@ final class CommitStage: @unchecked Sendable {
         appending = false
         flushing = true
         condition.unlock()
-        var failure: EventStoreError?
-        do {
-            try flusher.flush()
-        } catch {
-            failure = error
-        }
+        let failure = Self.failure(of: flusher)
         condition.lock()
         flushing = false
         if let failure {
@@ -299,12 +301,7 @@ final class CommitStage: @unchecked Sendable {
     /// the loop; false when the flush failed, which is final: they, and whatever was appended
     /// meanwhile, are refused.
     private func flushAndHandOn(_ batches: [Finished], _ flusher: any LogFlusher) -> Bool {
-        var failure: EventStoreError?
-        do {
-            try flusher.flush()
-        } catch {
-            failure = error
-        }
+        let failure = Self.failure(of: flusher)
         condition.lock()
         flushing = false
         var batches = batches
@@ -319,6 +316,16 @@ final class CommitStage: @unchecked Sendable {
         condition.unlock()
         finished.wake()
         return failure == nil
+    }
+
+    /// Runs one flush; why it failed, or nil once what it covers is durable.
+    private static func failure(of flusher: any LogFlusher) -> EventStoreError? {
+        do {
+            try flusher.flush()
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// A batch of `count` commands, each refused because the log cannot be made durable.
