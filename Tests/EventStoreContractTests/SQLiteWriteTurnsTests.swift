@@ -45,11 +45,7 @@ struct SQLiteWriteTurnsTests {
             #expect(checkpoint.first == "0", "the declined turn left a transaction open: \(checkpoint)")
             // And the store's own busy timeout is back: an append waits for a lock held briefly.
             let brief = try SQLiteWriteLock(path: path)
-            let releaser = Thread {
-                usleep(200_000)
-                brief.release()
-            }
-            releaser.start()
+            brief.release(afterMilliseconds: 200)
             #expect(try store.append([Requests.simple("c1", stream: "a-1")])[0].committed != nil)
         }
     }
@@ -62,21 +58,13 @@ struct SQLiteWriteTurnsTests {
             // A second append in the same turn (a second round of deciding) meets a lock held
             // for a moment: refused at once, where the store's 5 s busy timeout would wait it out.
             let held = try SQLiteWriteLock(path: path)
-            let release = Thread {
-                usleep(300_000)
-                held.release()
-            }
-            release.start()
+            held.release(afterMilliseconds: 300)
             #expect(throws: EventStoreError.self, "the append inside the turn waited for the lock") {
                 try store.append([Requests.simple("c2", stream: "a-1")])
             }
             store.endTurn()
             let again = try SQLiteWriteLock(path: path)
-            let releaseAgain = Thread {
-                usleep(300_000)
-                again.release()
-            }
-            releaseAgain.start()
+            again.release(afterMilliseconds: 300)
             #expect(try store.append([Requests.simple("c3", stream: "a-1")])[0].committed != nil)
             #expect(try store.read(fromPosition: 1, limit: 10, categories: nil).map(\.position) == [1, 2])
         }

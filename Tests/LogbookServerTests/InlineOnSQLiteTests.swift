@@ -67,11 +67,7 @@ struct InlineOnSQLiteTests {
 
         // And the writer waits for a lock again: one held for a moment is waited out.
         let held = try SQLiteWriteLock(path: path)
-        let release = Thread {
-            usleep(300_000)
-            held.release()
-        }
-        release.start()
+        held.release(afterMilliseconds: 300)
         let later = try #require(
             stage.runInline([Self.registration("c4", user: "u4")])
                 ?? {

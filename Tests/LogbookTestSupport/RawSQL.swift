@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// SQL run through a raw SQLite connection of its own, beside whatever store has the file
 /// open: how tests damage files, read pragmas and check what the database itself refuses.
@@ -63,6 +64,15 @@ public final class SQLiteWriteLock: @unchecked Sendable {
     }
 
     deinit { release() }
+
+    /// Releases the lock from a thread of its own once `milliseconds` have passed: a writer
+    /// that waits for locks gets it then, one that does not is refused meanwhile.
+    public func release(afterMilliseconds milliseconds: Int) {
+        Thread { [self] in
+            usleep(UInt32(milliseconds) * 1_000)
+            release()
+        }.start()
+    }
 
     /// Ends the transaction (writing nothing) and closes the connection.
     public func release() {
