@@ -129,9 +129,10 @@ final class CommitStage: @unchecked Sendable {
     /// connection: a held lock sends the batch to the stage, whose append waits for it while
     /// the caller (the command loop) answers `Status`; a second round of deciding (after a
     /// conflict) that finds the lock taken meanwhile refuses its commands as `unavailable`
-    /// (busy) rather than wait, and their clients send them again. The caller does wait for the sync; one
-    /// that hangs stops its heartbeat as it would the flush thread's. Nil when it does not
-    /// run: submit the batch then. Its outcomes are returned, not passed through `takeFinished()`.
+    /// (busy) rather than wait, and their clients send them again. The caller does wait for
+    /// the sync; one that hangs stops its heartbeat as it would the flush thread's. Nil when
+    /// it does not run: submit the batch then. Its outcomes are returned, not passed through
+    /// `takeFinished()`.
     func runInline(_ requests: [CommandRequest]) -> Finished? {
         guard let flusher, let turns, requests.count < Self.inlineFlushBelow else { return nil }
         condition.lock()
