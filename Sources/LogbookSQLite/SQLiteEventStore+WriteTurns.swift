@@ -1,4 +1,3 @@
-import CSQLite
 public import LogbookApplication
 
 /// The writer's turn: `BEGIN IMMEDIATE` with no busy wait, and none until the turn ends. A
@@ -6,9 +5,7 @@ public import LogbookApplication
 /// answer false at once, where an `append` would wait up to the store's busy timeout.
 extension SQLiteEventStore: WriteTurns {
     public func takeTurnIfFree() throws(EventStoreError) -> Bool {
-        if case .readsDurable = durability {
-            throw .invalidRequest("this connection only reads (its horizon's writer appends)")
-        }
+        try refuseWritesIfReader()
         let wait = busyTimeoutMilliseconds
         return try withConnection { db in
             db.setBusyTimeout(milliseconds: 0)
@@ -16,7 +13,7 @@ extension SQLiteEventStore: WriteTurns {
             do {
                 try db.statement("BEGIN IMMEDIATE").run([])
                 return true
-            } catch let error as SQLiteError where error.code & 0xFF == SQLITE_BUSY {
+            } catch let error as SQLiteError where error.isBusy {
                 db.setBusyTimeout(milliseconds: wait)
                 return false
             } catch {

@@ -37,7 +37,7 @@ public final class SQLiteEventStore: EventStore {
     private let session: Mutex<Session>
     private let evolution: EventEvolution
     private let checkpointer: SQLiteCheckpointer?
-    let durability: Durability
+    private let durability: Durability
     /// A deferred-sync writer's ticket with its horizon (`SQLiteDurableHorizon.attach`).
     private let horizonTicket: Int
     /// How long a statement waits for another connection's lock (all but `takeTurnIfFree`).
@@ -238,11 +238,16 @@ public final class SQLiteEventStore: EventStore {
 
     // MARK: Append
 
-    public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
-        if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
+    /// A `.readsDurable` connection never writes: its horizon's writer appends.
+    func refuseWritesIfReader() throws(EventStoreError) {
         if case .readsDurable = durability {
             throw .invalidRequest("this connection only reads (its horizon's writer appends)")
         }
+    }
+
+    public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
+        if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
+        try refuseWritesIfReader()
         guard !batch.isEmpty else { return [] }
         return try withSession { [evolution] session in
             try session.appender.append(batch) { commandId in

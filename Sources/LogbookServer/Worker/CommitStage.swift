@@ -91,13 +91,12 @@ final class CommitStage: @unchecked Sendable {
         heartbeat: Heartbeat, flushHeartbeat: Heartbeat = Heartbeat()
     ) throws(ZMQError) {
         finished = try WakeUpPipe()
-        let owned = HandlerOwnership(handler)
-        self.owned = owned
+        owned = HandlerOwnership(handler)
         self.flusher = flusher
         self.turns = turns
         threads.append(
             OwnedThread(name: "logbook-commits") { [self] in
-                serveAppends(owned.handler, heartbeat: heartbeat, flusher: flusher)
+                serveAppends(heartbeat: heartbeat)
             })
         if let flusher {
             threads.append(
@@ -224,7 +223,8 @@ final class CommitStage: @unchecked Sendable {
         return taken
     }
 
-    private func serveAppends(_ handler: CommandHandler, heartbeat: Heartbeat, flusher: (any LogFlusher)?) {
+    private func serveAppends(heartbeat: Heartbeat) {
+        let handler = owned.handler
         let flushes = flusher != nil
         while true {
             heartbeat.beat()
