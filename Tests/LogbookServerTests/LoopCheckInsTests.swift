@@ -79,6 +79,20 @@ struct LoopCheckInsTests {
         #expect(after.ping == false)
     }
 
+    @Test("after stopping, loops that wind down are not reported silent, nor back")
+    func silenceAfterStopping() {
+        var (rule, commands, reads) = Self.twoLoops()
+        rule.ready()
+        #expect(rule.checkIn(reads, now: 100).ping == true)
+        #expect(rule.checkIn(reads, now: 700).silent.map(\.name) == ["commands"])
+        rule.stopping()
+        // The log-read loop has ended; the command loop drains its last replies.
+        let draining = rule.checkIn(commands, now: 2_000)
+        #expect(draining.silent.isEmpty)
+        #expect(draining.recovered == nil)
+        #expect(draining.ping == false)
+    }
+
     @Test("a loop that registered late counts from its registration")
     func lateRegistration() {
         var (rule, commands, _) = Self.twoLoops()

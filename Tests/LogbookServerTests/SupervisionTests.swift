@@ -1,3 +1,4 @@
+import Foundation
 import LogbookApplication
 import LogbookServer
 import Synchronization
@@ -51,6 +52,46 @@ struct SupervisionTests {
         supervision.ready(status: "up")
         reads.beat()
         #expect(notifier.sent.withLock { $0 } == [.ready(status: "up"), .watchdog])
+    }
+
+    /// A notifier whose every send takes a moment, as a `sendto` on a busy machine may.
+    final class SlowNotifier: SupervisorNotifier {
+        let watchdogMicroseconds: UInt64? = 4_000
+        let sent = Mutex<[SupervisorMessage]>([])
+
+        func send(_ message: SupervisorMessage) {
+            Thread.sleep(forTimeInterval: 0.000_2)
+            sent.withLock { $0.append(message) }
+        }
+    }
+
+    @Test("loops checking in all the time: READY=1 is still the first line and STOPPING=1 the last")
+    func pingsStayBetweenReadyAndStopping() {
+        for _ in 0..<10 {
+            let notifier = SlowNotifier()
+            let supervision = Supervision(notifier: notifier)
+            let done = Atomic<Bool>(false)
+            let finished = DispatchGroup()
+            for name in ["commands", "log reads"] {
+                let heartbeat = supervision.heartbeat(for: name)
+                finished.enter()
+                Thread.detachNewThread {
+                    while !done.load(ordering: .relaxed) { heartbeat.beat() }
+                    finished.leave()
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.002)
+            supervision.ready(status: "up")
+            Thread.sleep(forTimeInterval: 0.01)
+            supervision.stopping(status: "down")
+            Thread.sleep(forTimeInterval: 0.002)
+            done.store(true, ordering: .relaxed)
+            finished.wait()
+            let sent = notifier.sent.withLock { $0 }
+            #expect(sent.first == .ready(status: "up"), "\(sent.prefix(3))")
+            #expect(sent.last == .stopping(status: "down"), "\(sent.suffix(3))")
+            #expect(sent.contains(.watchdog))
+        }
     }
 
     @Test("no notifier: nothing at all")

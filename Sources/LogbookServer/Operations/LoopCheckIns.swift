@@ -52,19 +52,19 @@ struct LoopCheckIns: Sendable {
     /// Records that loop `slot` is alive now, and decides whether to ping.
     mutating func checkIn(_ slot: Int, now: Int64) -> Outcome {
         var outcome = Outcome()
-        if reportedSilent.remove(slot) != nil {
-            outcome.recovered = (names[slot], now - lastCheckIn[slot])
-        }
+        let previous = lastCheckIn[slot]
         lastCheckIn[slot] = now
         // Before READY=1 the supervisor runs no watchdog: a loop slow to start (a busy machine,
         // a long catch-up) is nothing to withhold or report, and no line may precede READY=1.
-        guard isReady else { return outcome }
+        // After STOPPING=1 the loops wind down one by one: their silence is no news either.
+        guard isReady, !isStopping else { return outcome }
+        if reportedSilent.remove(slot) != nil { outcome.recovered = (names[slot], now - previous) }
         var everyLoopAlive = true
         for (index, last) in lastCheckIn.enumerated() where now - last > windowMilliseconds {
             everyLoopAlive = false
             if reportedSilent.insert(index).inserted { outcome.silent.append((names[index], now - last)) }
         }
-        guard isReady, !isStopping, everyLoopAlive else { return outcome }
+        guard everyLoopAlive else { return outcome }
         if let lastPing, now - lastPing < spacingMilliseconds { return outcome }
         lastPing = now
         outcome.ping = true

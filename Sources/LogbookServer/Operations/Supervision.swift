@@ -37,30 +37,42 @@ public final class Supervision: Sendable {
 
     /// Every socket is bound and the store open: `READY=1`; pings may go out from now on.
     public func ready(status: String) {
-        checkIns.withLock { $0?.ready() }
-        notifier?.send(.ready(status: status))
+        // Said under the lock, as every ping is: a loop that checks in between the two cannot
+        // send WATCHDOG=1 before READY=1 is out.
+        checkIns.withLock { rule in
+            rule?.ready()
+            notifier?.send(.ready(status: status))
+        }
     }
 
     /// A clean stop begins: `STOPPING=1`, and no more pings.
     public func stopping(status: String) {
-        checkIns.withLock { $0?.stopping() }
-        notifier?.send(.stopping(status: status))
+        // Under the lock: a ping decided before this cannot follow STOPPING=1.
+        checkIns.withLock { rule in
+            rule?.stopping()
+            notifier?.send(.stopping(status: status))
+        }
     }
 
     /// A loop's check-in; the one that finds every loop alive pings.
     func checkIn(_ slot: Int) {
-        guard let outcome = checkIns.withLock({ $0?.checkIn(slot, now: MonotonicClock.milliseconds()) }) else { return }
-        if outcome.ping { notifier?.send(.watchdog) }
-        for silent in outcome.silent {
-            diagnostics?.warning(
-                "serving loop silent: watchdog pings withheld",
-                ["loop": silent.name, "silentMs": "\(silent.milliseconds)"])
-            notifier?.send(.status("the \(silent.name) loop is silent: watchdog pings withheld"))
-        }
-        if let recovered = outcome.recovered {
-            diagnostics?.info(
-                "serving loop checked in again", ["loop": recovered.name, "silentMs": "\(recovered.milliseconds)"])
-            notifier?.send(.status("serving; the \(recovered.name) loop was silent for \(recovered.milliseconds) ms"))
+        // Decided and sent under the lock, so that every line stays between READY=1 and
+        // STOPPING=1 and in the order the rule decided it.
+        checkIns.withLock { rule in
+            guard let outcome = rule?.checkIn(slot, now: MonotonicClock.milliseconds()) else { return }
+            if outcome.ping { notifier?.send(.watchdog) }
+            for silent in outcome.silent {
+                diagnostics?.warning(
+                    "serving loop silent: watchdog pings withheld",
+                    ["loop": silent.name, "silentMs": "\(silent.milliseconds)"])
+                notifier?.send(.status("the \(silent.name) loop is silent: watchdog pings withheld"))
+            }
+            if let recovered = outcome.recovered {
+                diagnostics?.info(
+                    "serving loop checked in again", ["loop": recovered.name, "silentMs": "\(recovered.milliseconds)"])
+                notifier?.send(
+                    .status("serving; the \(recovered.name) loop was silent for \(recovered.milliseconds) ms"))
+            }
         }
     }
 }
