@@ -7,7 +7,8 @@ import Synchronization
 /// `Heartbeat` and checks in on every turn, and the check-in that finds every loop alive
 /// sends the ping (`LoopCheckIns` has the rule). No thread pings on its own, so a wedged
 /// loop stops the pings. A loop silent too long is named once in the diagnostics and in a
-/// `STATUS=` line (as is its return).
+/// `STATUS=` line (as is its return). Every line is decided and sent under one lock, so
+/// pings and status lines always fall between `READY=1` and `STOPPING=1`.
 /// Without a notifier (not started by systemd) it does nothing, and heartbeats cost nothing.
 public final class Supervision: Sendable {
     private let notifier: (any SupervisorNotifier)?
