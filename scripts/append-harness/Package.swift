@@ -2,7 +2,7 @@
 import PackageDescription
 
 // A harness for the event log's append alone, outside the service: see BENCHMARKS.md,
-// "The append in process". Built on its own (`swift build -c release` here); the
+// "Issue 13, stop 22". Built on its own (`swift build -c release` here); the
 // repository's root package does not include it.
 let package = Package(
     name: "append-harness",
