@@ -49,6 +49,7 @@ struct RunCommand: ConfiguredCommand {
             throw .usage("expected what to run: worker, query or feed")
         }
         ProcessSignals.block(including: [SIGHUP])
+        MallocArenas.apply(forRole: role)
         let diagnostics = Diagnostics(process: role, threshold: configuration.diagnosticsLevel, clock: SystemClock())
         let supervision = Supervision(notifier: SystemdNotifier(diagnostics: diagnostics), diagnostics: diagnostics)
         let service: any RunnableService

@@ -1,0 +1,23 @@
+import CGlibcMalloc
+
+/// How many malloc arenas a process may have. glibc otherwise gives each thread that
+/// allocates at once an arena of its own, and memory freed in one is not reused by another.
+/// Every process starts at `standard` (`main.swift`, before any thread starts);
+/// `run worker` raises it before its serving threads start (BENCHMARKS.md, stop 22).
+enum MallocArenas {
+    /// Two: with one arena per thread, the query process's rebuild held about 40 MB more at
+    /// its peak (BENCHMARKS.md, memory), for no measurable speed.
+    static let standard: Int32 = 2
+    /// The worker's threads hand memory to one another on every command (the commit stage
+    /// allocates the records and outcomes that the command loop frees; libzmq's I/O thread
+    /// allocates the messages both read), and in two shared arenas they waited on each
+    /// other's arena locks: eight gave 10 % more commands/s at 64 clients and 11 % less of
+    /// the worker's processor time a command, for 1–2 MB more peak RSS.
+    static let worker: Int32 = 8
+
+    /// The limit for `logbook run ROLE`.
+    static func limit(forRole role: String) -> Int32 { role == "worker" ? worker : standard }
+
+    /// Sets the limit for `role`; arenas already made are kept.
+    static func apply(forRole role: String) { _ = mallopt(M_ARENA_MAX, limit(forRole: role)) }
+}
