@@ -11,8 +11,9 @@ enum MallocArenas {
     /// The worker's threads hand memory to one another on every command (the commit stage
     /// allocates the records and outcomes that the command loop frees; libzmq's I/O thread
     /// allocates the messages both read), and in two shared arenas they waited on each
-    /// other's arena locks: eight gave 10–16 % more commands/s at 64 clients and ~11 % less of
-    /// the worker's processor time a command, for 1–2 MB more peak RSS.
+    /// other's arena locks: eight gave 10–16 % more commands/s with 64 clients alone and
+    /// ~11 % less of the worker's processor time a command, and the feed's p99 fell under
+    /// 1 ms in the full bench, for 1–10 MB more peak RSS.
     static let worker: Int32 = 8
 
     /// The limit for `logbook run ROLE`.
