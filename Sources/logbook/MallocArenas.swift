@@ -12,8 +12,8 @@ enum MallocArenas {
     /// allocates the records and outcomes that the command loop frees; libzmq's I/O thread
     /// allocates the messages both read), and in two shared arenas they waited on each
     /// other's arena locks: eight gave 10–16 % more commands/s with 64 clients alone and
-    /// ~11 % less of the worker's processor time a command, and the feed's p99 fell under
-    /// 1 ms in the full bench, for 1–10 MB more peak RSS.
+    /// ~11 % less of the worker's processor time a command, for 1–10 MB more peak RSS
+    /// (four gave no more than two and saved no memory against eight).
     static let worker: Int32 = 8
 
     /// The limit for `logbook run ROLE`.
