@@ -13,7 +13,7 @@ enum MallocArenas {
     /// allocates the messages both read), and in two shared arenas they waited on each
     /// other's arena locks: eight gave 10–16 % more commands/s with 64 clients alone and
     /// ~11 % less of the worker's processor time a command, for 1–10 MB more peak RSS
-    /// (four gave no more than two and saved no memory against eight).
+    /// (four were no faster than eight and saved no memory).
     static let worker: Int32 = 8
 
     /// The limit for `logbook run ROLE`.
