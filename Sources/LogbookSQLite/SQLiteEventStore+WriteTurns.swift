@@ -13,12 +13,11 @@ extension SQLiteEventStore: WriteTurns {
             do {
                 try db.statement("BEGIN IMMEDIATE").run([])
                 return true
-            } catch let error as SQLiteError where error.isBusy {
-                db.setBusyTimeout(milliseconds: wait)
-                return false
             } catch {
+                // No turn: the connection waits for locks again, as it does outside turns.
                 db.setBusyTimeout(milliseconds: wait)
-                throw error
+                guard let error = error as? SQLiteError, error.isBusy else { throw error }
+                return false
             }
         }
     }
