@@ -202,6 +202,7 @@ let package = Package(
             name: "LogbookCLIDeclarationTests",
             dependencies: [
                 "logbook", "logbook-bench", "LogbookCommandLine", "LogbookClient", "LogbookZMQ", "LogbookWire",
+                "LogbookServer", "LogbookSQLite",
             ],
             swiftSettings: strictSettings),
         .testTarget(

@@ -135,6 +135,20 @@ final class SQLiteConnection {
         sqlite3_wal_autocheckpoint(handle, 1_000)
     }
 
+    /// This connection's page cache so far: lookups it answered, pages it had to read, and
+    /// dirty pages it wrote to the WAL in the middle of a transaction because it was full.
+    var pageCacheCounters: SQLitePageCacheCounters {
+        func counter(_ operation: Int32) -> Int {
+            var current: Int32 = 0
+            var highwater: Int32 = 0
+            guard sqlite3_db_status(handle, operation, &current, &highwater, 0) == SQLITE_OK else { return 0 }
+            return Int(current)
+        }
+        return SQLitePageCacheCounters(
+            hits: counter(SQLITE_DBSTATUS_CACHE_HIT), misses: counter(SQLITE_DBSTATUS_CACHE_MISS),
+            spills: counter(SQLITE_DBSTATUS_CACHE_SPILL))
+    }
+
     /// A transaction is open (`BEGIN` ran and no `COMMIT` or `ROLLBACK` ended it yet).
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

@@ -50,10 +50,16 @@ public final class SQLiteEventStore: EventStore {
     ///   - backgroundCheckpoints: checkpoint on a thread of its own, started at the first
     ///     checkpoint (for a process that appends a lot: the worker).
     ///   - durability: when appends are durable and what reads see (see `Durability`).
+    ///   - pageCacheKibibytes: this connection's page cache; nil keeps SQLite's default
+    ///     (2 MiB). A writer whose batches touch more pages than that (random stream and
+    ///     command ids land on random index pages) otherwise writes dirty pages to the WAL
+    ///     before its commit and reads evicted ones again (`pageCacheCounters`).
     public init(
         path: String, evolution: EventEvolution = .standard, busyTimeoutMilliseconds: Int = 5_000,
-        backgroundCheckpoints: Bool = false, durability: Durability = .syncEachCommit
+        backgroundCheckpoints: Bool = false, durability: Durability = .syncEachCommit,
+        pageCacheKibibytes: Int? = nil
     ) throws(EventStoreError) {
+        precondition((pageCacheKibibytes ?? 1) > 0, "a page cache of \(pageCacheKibibytes ?? 0) KiB")
         self.path = path
         self.evolution = evolution
         self.durability = durability
@@ -66,6 +72,8 @@ public final class SQLiteEventStore: EventStore {
         }
         do {
             try Self.prepare(connection, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            // A negative cache_size is a size in KiB (a positive one counts pages).
+            if let pageCacheKibibytes { try connection.execute("PRAGMA cache_size = -\(pageCacheKibibytes)") }
         } catch let error as EventStoreError {
             throw error
         } catch let error as SQLiteError {
@@ -120,6 +128,20 @@ public final class SQLiteEventStore: EventStore {
         if case .readsDurable(let horizon) = durability { return horizon.durableHead }
         return .max
     }
+
+    /// The size of this connection's page cache, in KiB (`PRAGMA cache_size`).
+    public var pageCacheKibibytes: Int {
+        get throws(EventStoreError) {
+            try withConnection { db throws in
+                let size = try db.scalar("PRAGMA cache_size") ?? 0
+                // Negative: KiB; positive: pages.
+                return Int(size < 0 ? -size : size * (try db.scalar("PRAGMA page_size") ?? 0) / 1_024)
+            }
+        }
+    }
+
+    /// What this connection's page cache did so far (see `pageCacheKibibytes`).
+    public var pageCacheCounters: SQLitePageCacheCounters { session.withLock { $0.db.pageCacheCounters } }
 
     /// Checkpoints the background thread ran so far, and those that failed (nil without
     /// `backgroundCheckpoints`).

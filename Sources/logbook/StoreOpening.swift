@@ -18,6 +18,14 @@ struct StoreOpening {
     /// The log for diagnostics: a file's path, or a database, host and port (never a password).
     let description: String
 
+    /// The SQLite writer's page cache. A batch of a few hundred commands of new, random
+    /// stream and command ids dirties more pages than SQLite's default 2 MiB holds: the
+    /// writer then wrote about one page a command to the WAL before the commit and read
+    /// 2.7 pages a command back from the file (64 clients; 8 MiB: none written early, 0.45
+    /// read; 16 MiB read as many and cost 16 MB more RSS; `docs/architecture.md`). Readers
+    /// keep the default.
+    static let writerPageCacheKibibytes = 8 * 1024
+
     /// Opens `location` once (the data directory's file for SQLite, created with its folder
     /// if missing) and keeps how to open it again.
     init(_ location: StorageSettings.Location, configuration: Configuration) throws(CLIError) {
@@ -38,7 +46,7 @@ struct StoreOpening {
                 openWriter: { () throws(EventStoreError) -> WorkerLog.Writer in
                     let store = try SQLiteEventStore(
                         path: path, evolution: .standard, backgroundCheckpoints: true,
-                        durability: .deferredSyncs(horizon))
+                        durability: .deferredSyncs(horizon), pageCacheKibibytes: Self.writerPageCacheKibibytes)
                     return (store, horizon, store)
                 },
                 openReader: { () throws(EventStoreError) -> any EventStore in

@@ -1,0 +1,12 @@
+/// What one connection's page cache did since it opened (SQLite's `sqlite3_db_status`
+/// counters). `spills` counts dirty pages written to the WAL before their transaction
+/// committed because the cache was full: each one is a `pwrite` the commit may repeat, and
+/// the clean pages evicted to make room are read again (`misses`).
+public struct SQLitePageCacheCounters: Sendable, Equatable {
+    /// Page lookups the cache answered.
+    public let hits: Int
+    /// Page lookups that read the page from the file or the WAL.
+    public let misses: Int
+    /// Dirty pages written in the middle of a transaction to make room.
+    public let spills: Int
+}
