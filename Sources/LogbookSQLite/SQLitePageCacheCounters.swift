@@ -1,7 +1,8 @@
 /// What one connection's page cache did since it opened (SQLite's `sqlite3_db_status`
 /// counters). `spills` counts dirty pages written to the WAL before their transaction
 /// committed because the cache was full: each one is a `pwrite` the commit may repeat, and
-/// the clean pages evicted to make room are read again (`misses`).
+/// the clean pages evicted to make room are read again (`misses`). SQLite 3.40 keeps them
+/// in 32-bit ints, which wrap in a long-lived busy connection: compare nearby readings.
 public struct SQLitePageCacheCounters: Sendable, Equatable {
     /// Page lookups the cache answered.
     public let hits: Int
