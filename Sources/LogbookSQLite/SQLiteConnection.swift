@@ -138,11 +138,13 @@ final class SQLiteConnection {
     /// This connection's page cache so far: lookups it answered, pages it had to read, and
     /// dirty pages it wrote to the WAL in the middle of a transaction because it was full.
     var pageCacheCounters: SQLitePageCacheCounters {
-        func counter(_ operation: Int32) -> Int {
+        func counter(_ operation: Int32) -> UInt32 {
             var current: Int32 = 0
             var highwater: Int32 = 0
-            guard sqlite3_db_status(handle, operation, &current, &highwater, 0) == SQLITE_OK else { return 0 }
-            return Int(current)
+            // Fails only for an operation this SQLite does not know (all three exist since 3.23).
+            let result = sqlite3_db_status(handle, operation, &current, &highwater, 0)
+            precondition(result == SQLITE_OK, "sqlite3_db_status(\(operation)) returned \(result)")
+            return UInt32(bitPattern: current)
         }
         return SQLitePageCacheCounters(
             hits: counter(SQLITE_DBSTATUS_CACHE_HIT), misses: counter(SQLITE_DBSTATUS_CACHE_MISS),

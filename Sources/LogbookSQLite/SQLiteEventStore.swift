@@ -51,7 +51,7 @@ public final class SQLiteEventStore: EventStore {
     ///     checkpoint (for a process that appends a lot: the worker).
     ///   - durability: when appends are durable and what reads see (see `Durability`).
     ///   - pageCacheKibibytes: this connection's page cache; nil keeps SQLite's default
-    ///     (2 MiB). A writer whose batches touch more pages than that (random stream and
+    ///     (2,000 KiB). A writer whose batches touch more pages than that (random stream and
     ///     command ids land on random index pages) otherwise writes dirty pages to the WAL
     ///     before its commit and reads evicted ones again (`pageCacheCounters`).
     public init(
@@ -133,9 +133,12 @@ public final class SQLiteEventStore: EventStore {
     public var pageCacheKibibytes: Int {
         get throws(EventStoreError) {
             try withConnection { db throws in
-                let size = try db.scalar("PRAGMA cache_size") ?? 0
+                // The pragmas' table forms: a kept statement reads them anew each time it runs
+                // (a `PRAGMA` statement's answer is fixed when it is prepared).
+                let size = try db.scalar("SELECT cache_size FROM pragma_cache_size") ?? 0
                 // Negative: KiB; positive: pages.
-                return Int(size < 0 ? -size : size * (try db.scalar("PRAGMA page_size") ?? 0) / 1_024)
+                return Int(
+                    size < 0 ? -size : size * (try db.scalar("SELECT page_size FROM pragma_page_size") ?? 0) / 1_024)
             }
         }
     }

@@ -22,7 +22,7 @@ struct SQLitePageCacheTests {
     }
 
     /// The cache's counters over the append of `bigBatch` by a new log's writer.
-    private func appendBigBatch(pageCacheKibibytes: Int?) throws -> (hits: Int, misses: Int, spills: Int) {
+    private func appendBigBatch(pageCacheKibibytes: Int?) throws -> SQLitePageCacheCounters {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("events.sqlite3").path
@@ -31,8 +31,7 @@ struct SQLitePageCacheTests {
         let results = try store.append(bigBatch())
         #expect(results.allSatisfy { if case .committed = $0 { true } else { false } })
         #expect(try SQLiteEventStore(path: path).headPosition() == 1_500)
-        let after = store.pageCacheCounters
-        return (after.hits - before.hits, after.misses - before.misses, after.spills - before.spills)
+        return store.pageCacheCounters.since(before)
     }
 
     @Test("with SQLite's default cache, a batch larger than the cache spills pages before its commit")
@@ -41,9 +40,9 @@ struct SQLitePageCacheTests {
         #expect(counters.spills > 0, "\(counters)")
     }
 
-    @Test("a cache that holds the batch writes nothing before the commit")
+    @Test("the worker's 8 MiB cache holds the batch and writes nothing before the commit")
     func largeCacheDoesNotSpill() throws {
-        let counters = try appendBigBatch(pageCacheKibibytes: 16 * 1024)
+        let counters = try appendBigBatch(pageCacheKibibytes: 8 * 1024)
         #expect(counters.spills == 0, "\(counters)")
         #expect(counters.hits > 0, "the counters are read from the writer's connection: \(counters)")
     }
