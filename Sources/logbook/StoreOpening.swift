@@ -19,7 +19,7 @@ struct StoreOpening {
     let description: String
 
     /// The SQLite writer's page cache. A batch of a few hundred commands of new, random
-    /// stream and command ids dirties more pages than SQLite's default 2 MiB holds: the
+    /// stream and command ids dirties more pages than SQLite's default 2,000 KiB holds: the
     /// writer then wrote about one page a command to the WAL before the commit and read
     /// 2.7 pages a command back from the file (64 clients; 8 MiB: none written early, 0.45
     /// read; 16 MiB read as many and cost 16 MB more RSS; `docs/architecture.md`). Readers

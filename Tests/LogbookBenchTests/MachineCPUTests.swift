@@ -47,7 +47,10 @@ struct MachineCPUTests {
         let figures = Dictionary(uniqueKeysWithValues: clocks.perCommand(1_000))
         let worker = try #require(figures["workerCPUMicrosecondsPerCommand"])
         #expect(worker >= 20)  // ≥ 20 ms over 1,000 commands
-        #expect(figures["queryCPUMicrosecondsPerCommand"] == worker)
+        // Both clocks are this process's, read one after the other while other tests run on
+        // other threads: they may be a tick apart at each end (10 µs a command here each).
+        let query = try #require(figures["queryCPUMicrosecondsPerCommand"])
+        #expect(abs(query - worker) <= 40, "worker \(worker), query \(query)")
         let machine = try #require(figures["machineCPUMicrosecondsPerCommand"])
         #expect(machine >= 20)
         let bound = try #require(figures["processorBoundPerSecond"])
