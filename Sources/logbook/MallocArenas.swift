@@ -20,5 +20,8 @@ enum MallocArenas {
     static func limit(forRole role: String) -> Int32 { role == "worker" ? worker : standard }
 
     /// Sets the limit for `role`; arenas already made are kept.
-    static func apply(forRole role: String) { _ = mallopt(M_ARENA_MAX, limit(forRole: role)) }
+    static func apply(forRole role: String) { apply(limit(forRole: role)) }
+
+    /// Sets the limit to `arenas`; arenas already made are kept.
+    static func apply(_ arenas: Int32) { _ = mallopt(M_ARENA_MAX, arenas) }
 }

@@ -1,10 +1,9 @@
-import CGlibcMalloc
 import Foundation
 import LogbookCommandLine
 
 // At most two malloc arenas, set before any thread starts (`MallocArenas` says why; the
 // worker raises it when it starts).
-_ = mallopt(M_ARENA_MAX, MallocArenas.standard)
+MallocArenas.apply(MallocArenas.standard)
 
 // The composition root: everything is wired in `Logbook` and its commands.
 let status = Logbook(environment: ProcessInfo.processInfo.environment).run(
