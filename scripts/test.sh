@@ -13,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
 python3 scripts/check-architecture-doc.py
+# The measuring tools of BENCHMARKS.md that read files (scripts/wal-frames.py).
+python3 Tests/Scripts/check_wal_frames.py
 # deploy/'s Prometheus configuration and alert rules, and the rules' unit tests (the dashboard's
 # and rules' metric names are checked against real processes by the metrics end-to-end test).
 promtool check config deploy/prometheus/prometheus.yml
