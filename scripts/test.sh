@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, what CI runs: checks formatting and that docs/architecture.md's
-# table of targets matches Package.swift; builds every target and test with warnings as
+# table of targets matches Package.swift; checks the measuring script scripts/wal-frames.py; builds every target and test with warnings as
 # errors; runs all tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
 # (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too;
 # checks every message kind on the wire against schemas/; runs the chaos suite (Tests/Chaos); runs `logbook-bench --quick` (and its
