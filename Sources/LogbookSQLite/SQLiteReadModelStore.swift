@@ -120,11 +120,14 @@ public final class SQLiteReadModelStore: ReadModelStore {
             }, chunks: Self.chunks(of: events.count) { events[$0] }, through: position)
     }
 
-    public func apply(_ page: EncodedLogPage, through position: Int64) throws(ReadModelStoreError) {
+    public func apply(pages: [EncodedLogPage], through position: Int64) throws(ReadModelStoreError) {
         try apply(
             check: { checkpoint throws(ReadModelStoreError) in
-                try Projector.check(page, through: position, checkpoint: checkpoint)
-            }, chunks: Self.chunks(of: page.events.count) { EncodedEvents(range: $0, page: page) }, through: position)
+                try Projector.check(pages, through: position, checkpoint: checkpoint)
+            },
+            chunks: pages.flatMap { page in
+                Self.chunks(of: page.events.count) { EncodedEvents(range: $0, page: page) }
+            }, through: position)
     }
 
     /// Checks a batch against the checkpoint (`check`), then folds the changes of its chunks (decoded on

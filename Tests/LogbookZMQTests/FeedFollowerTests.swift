@@ -219,6 +219,54 @@ struct FeedFollowerTests {
         }
     }
 
+    @Test("a follower of every topic catches up a page at a time, each kept as the worker's bytes")
+    func catchUpByPages() throws {
+        let rig = try Rig()
+        rig.send("RegisterUser", ["userId": "u1", "name": "Ann", "email": "ann@example.com"])  // 1 user, 2 email
+        rig.send("AddProduct", Self.product("p1"))  // 3
+        rig.send("AddProduct", Self.product("p2"))  // 4
+        rig.send("PurchaseProduct", ["orderId": "o1", "userId": "u1", "productId": "p1", "quantity": 1])  // 5, 6
+        rig.send("RestockProduct", ["productId": "p1", "quantity": 2])  // 7
+
+        // A follower of some topics is not given pages: a page holds every topic's events.
+        var some = try FeedFollower(rig.context, feed: rig.feed, log: rig.log, topics: [.products], cursor: 0)
+        #expect(try some.nextLogPage() == nil)
+        #expect(try some.next().events.map(\.position) == [3, 4, 5, 7])
+
+        var follower = try FeedFollower(
+            rig.context, feed: rig.feed, log: rig.log, topics: FeedTopic.allCases, cursor: 1, pageSize: 3)
+        var pages: [[Int64]] = []
+        var throughs: [Int64] = []
+        var topical: [Int] = []
+        while let (page, through) = try follower.nextLogPage() {
+            guard case .encoded(let encoded) = page else {
+                Issue.record("a page in the worker's exact form is kept as its bytes")
+                return
+            }
+            pages.append(encoded.events.map(\.position))
+            throughs.append(through)
+            topical.append(page.topicalCount)
+            #expect(follower.cursor == through)
+            follower.recycle(page)
+        }
+        // The e-mail claim (2) is in the log's pages, but in no topic.
+        #expect(pages == [[2, 3, 4], [5, 6, 7]])
+        #expect(throughs == [4, 7])
+        #expect(topical == [2, 3])
+        do {
+            let value = follower.needsCatchUp
+            #expect(!value)
+        }
+        do {
+            let value = follower.lastKnownHead
+            #expect(value == 7)
+        }
+
+        // Caught up: the next events come live (or from `next()`), not as pages.
+        rig.send("AddProduct", Self.product("p3"))  // 8
+        #expect(try follower.nextLogPage() == nil)
+    }
+
     @Test("a log socket that does not answer is reported, and the follower keeps its cursor")
     func silentLog() throws {
         let context = try ZMQContext()

@@ -116,6 +116,37 @@ struct EncodedPageProjectionTests {
         #expect(try bulk.snapshot().counts == ReadModelCounts(users: 1, posts: 0, products: 1, orders: 0))
     }
 
+    /// Consecutive pages applied together (a catch-up) give the rows and checkpoint of their
+    /// events applied in one array; pages that overlap, or a page that was applied, are
+    /// refused whole, with nothing written.
+    @Test(arguments: [ReadModelStoreKind.memory, .sqlite])
+    func consecutivePagesApplyAsOneBatch(kind: ReadModelStoreKind) throws {
+        let log = try Log.everyEventType()
+        let events = log.all
+        let third = events.count / 3
+        let thirds = [Array(events[..<third]), Array(events[third..<(2 * third)]), Array(events[(2 * third)...])]
+        let reference = try ReadModelHarness(kind)
+        try reference.store.apply(events, through: log.head + 2)
+        let paged = try ReadModelHarness(kind)
+        let pages = try thirds.map { try Self.encoded($0) }
+        #expect(throws: ReadModelStoreError.self) {
+            try paged.store.apply(pages: [pages[0], pages[2], pages[1]], through: log.head)
+        }
+        #expect(throws: ReadModelStoreError.self) {
+            try paged.store.apply(pages: [pages[0], pages[0]], through: log.head)
+        }
+        #expect(try paged.store.checkpoint() == 0)
+        #expect(try paged.snapshot().counts == ReadModelCounts())
+        try paged.store.apply(pages: pages, through: log.head + 2)
+        #expect(try paged.store.checkpoint() == log.head + 2)
+        #expect(try paged.snapshot() == reference.snapshot())
+        #expect(throws: ReadModelStoreError.alreadyApplied(position: events[0].position, checkpoint: log.head + 2)) {
+            try paged.store.apply(pages: pages, through: log.head + 2)
+        }
+        try paged.store.apply(pages: [], through: log.head + 3)
+        #expect(try paged.store.checkpoint() == log.head + 3)
+    }
+
     /// Stores without a page reader of their own decode the page and apply the events.
     @Test func theInMemoryStoreAppliesEncodedPages() throws {
         let log = try Log.everyEventType()

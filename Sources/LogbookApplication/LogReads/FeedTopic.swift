@@ -24,13 +24,16 @@ public enum FeedTopic: String, Sendable, CaseIterable {
     /// making a string of the category.
     public init?(stream: String) {
         var stream = stream
-        let topic = stream.withUTF8 { name -> FeedTopic? in
-            // As `RecordedEvent.category(ofStream:)`: up to the first dash, or all of a name without one.
-            let category = UnsafeBufferPointer(
-                rebasing: name[..<(name.firstIndex(of: UInt8(ascii: "-")) ?? name.endIndex)])
-            return Self.allCases.first { $0.category.utf8.elementsEqual(category) }
-        }
-        guard let topic else { return nil }
+        guard let topic = stream.withUTF8({ FeedTopic(streamUTF8: $0) }) else { return nil }
+        self = topic
+    }
+
+    /// The topic of the events of the stream whose name is `name`'s UTF-8 bytes, or nil for
+    /// internal categories (`init?(stream:)` for a name that is not a `String`).
+    public init?(streamUTF8 name: UnsafeBufferPointer<UInt8>) {
+        // As `RecordedEvent.category(ofStream:)`: up to the first dash, or all of a name without one.
+        let category = UnsafeBufferPointer(rebasing: name[..<(name.firstIndex(of: UInt8(ascii: "-")) ?? name.endIndex)])
+        guard let topic = Self.allCases.first(where: { $0.category.utf8.elementsEqual(category) }) else { return nil }
         self = topic
     }
 }

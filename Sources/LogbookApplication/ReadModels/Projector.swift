@@ -42,9 +42,12 @@ public enum Projector {
         try check(positions: events.lazy.map(\.position), through: through, checkpoint: checkpoint)
     }
 
-    /// `check` of a page's events.
-    public static func check(_ page: EncodedLogPage, through: Int64, checkpoint: Int64) throws(ReadModelStoreError) {
-        try check(positions: page.events.lazy.map(\.position), through: through, checkpoint: checkpoint)
+    /// `check` of the events of consecutive pages, taken as one batch.
+    public static func check(_ pages: [EncodedLogPage], through: Int64, checkpoint: Int64)
+        throws(ReadModelStoreError)
+    {
+        try check(
+            positions: pages.lazy.flatMap { $0.events.lazy.map(\.position) }, through: through, checkpoint: checkpoint)
     }
 
     /// `check` of the positions of a batch, in order.

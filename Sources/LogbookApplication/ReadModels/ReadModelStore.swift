@@ -25,9 +25,10 @@ public protocol ReadModelStore: AnyObject, Sendable {
     /// head a catch-up learned) and `events` may be empty.
     func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError)
 
-    /// `apply` of a page's events as they arrived, undecoded (a rebuild's pages): the same
-    /// rows, checkpoint and refusals as `apply` of the same events decoded.
-    func apply(_ page: EncodedLogPage, through position: Int64) throws(ReadModelStoreError)
+    /// `apply` of the events of consecutive pages as they arrived, undecoded (a rebuild's
+    /// and a catch-up's pages), in one transaction: the same rows, checkpoint and refusals
+    /// as `apply` of the same events decoded, in one array.
+    func apply(pages: [EncodedLogPage], through position: Int64) throws(ReadModelStoreError)
 
     /// Whether the store was marked complete. A new store is not.
     var isComplete: Bool { get throws(ReadModelStoreError) }
@@ -48,12 +49,21 @@ public protocol ReadModelStore: AnyObject, Sendable {
 }
 
 extension ReadModelStore {
-    /// Stores without a way of their own decode every event first.
+    /// `apply` of one page's events as they arrived.
     public func apply(_ page: EncodedLogPage, through position: Int64) throws(ReadModelStoreError) {
-        try Projector.check(page, through: position, checkpoint: checkpoint())
-        guard let events = page.recordedEvents() else {
-            let position = page.events.first { page.recordedEvent($0) == nil }?.position ?? 0
-            throw .unreadableEvent(position: position, reason: "its envelope's strings are not readable")
+        try apply(pages: [page], through: position)
+    }
+
+    /// Stores without a way of their own decode every event first.
+    public func apply(pages: [EncodedLogPage], through position: Int64) throws(ReadModelStoreError) {
+        try Projector.check(pages, through: position, checkpoint: checkpoint())
+        var events: [RecordedEvent] = []
+        for page in pages {
+            guard let decoded = page.recordedEvents() else {
+                let position = page.events.first { page.recordedEvent($0) == nil }?.position ?? 0
+                throw .unreadableEvent(position: position, reason: "its envelope's strings are not readable")
+            }
+            events += decoded
         }
         try apply(events, through: position)
     }

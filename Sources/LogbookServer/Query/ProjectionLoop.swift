@@ -4,14 +4,16 @@ import LogbookZMQ
 /// The query process's projection thread: follows the feed gap-free (`FeedFollower`) and
 /// applies each batch to the current generation's store together with its checkpoint;
 /// publishes how far it got and wakes the query thread when queries wait for it
-/// (`QueryProcessState.publishProgress`). When the feed is quiet for a
+/// (`QueryProcessState.publishProgress`). While behind it applies pages of the log as the
+/// bytes they came in (`FeedFollower.nextLogPage()`), several in one transaction. When the feed is quiet for a
 /// second the follower reads the log once, so a lost last message is found within a second. It also
 /// switches to a generation a rebuild finished, after catching that one up past its own
 /// position, so answers never go back in time.
 struct ProjectionLoop: ~Copyable {
     static let idleCatchUpMilliseconds = 1_000
     static let retryMilliseconds = 500
-    /// How many events a catch-up gathers (whole pages) into one transaction at most.
+    /// How many events a catch-up gathers (whole pages) into one transaction at most: far
+    /// fewer pages are written to the WAL than with one commit per page.
     static let catchUpBatch = 20_000
 
     var follower: FeedFollower
@@ -29,18 +31,15 @@ struct ProjectionLoop: ~Copyable {
             heartbeat.beat()
             do {
                 try handleRequests()
-                var (batch, woken) = try follower.waitForNext(
-                    timeoutMilliseconds: heartbeat.pollTimeout(Self.idleCatchUpMilliseconds),
-                    alsoWatching: [state.projectionWake.readable])
-                if woken[0] { state.projectionWake.drain() }
-                // Far behind, several pages go in one transaction: far fewer pages are
-                // written to the WAL than with one commit per page.
-                while follower.needsCatchUp && batch.events.count < Self.catchUpBatch {
-                    let more = try follower.next()
-                    batch.events += more.events
-                    batch.through = more.through
+                if let first = try follower.nextLogPage() {
+                    try catchUp(from: first)
+                } else {
+                    let (batch, woken) = try follower.waitForNext(
+                        timeoutMilliseconds: heartbeat.pollTimeout(Self.idleCatchUpMilliseconds),
+                        alsoWatching: [state.projectionWake.readable])
+                    if woken[0] { state.projectionWake.drain() }
+                    try apply(batch, to: store)
                 }
-                try apply(batch, to: store)
                 if failing {
                     diagnostics.info("following the log again", ["position": "\(follower.cursor)"])
                     failing = false
@@ -61,6 +60,32 @@ struct ProjectionLoop: ~Copyable {
                 }
             }
         }
+    }
+
+    /// Behind (at start, after a hole, after a quiet second): gathers pages of the log, kept
+    /// as their bytes, up to `catchUpBatch` events, and applies them with the checkpoint they
+    /// reach in one transaction. Their events of the feed's topics count as applied (as from
+    /// `FeedFollower.next()`, which hands out only those).
+    private mutating func catchUp(from first: (page: FetchedLogPage, through: Int64)) throws {
+        var pages = [first]
+        var events = first.page.count
+        while events < Self.catchUpBatch, let next = try follower.nextLogPage() {
+            pages.append(next)
+            events += next.page.count
+        }
+        let through = pages[pages.count - 1].through
+        let encoded = pages.compactMap { if case .encoded(let page) = $0.page { page } else { nil } }
+        if encoded.count == pages.count {
+            if try events > 0 || through > store.checkpoint() { try store.apply(pages: encoded, through: through) }
+        } else {
+            // A page in another form than the worker's was decoded on arrival: a transaction each.
+            for (page, reached) in pages where try page.count > 0 || reached > store.checkpoint() {
+                try page.apply(to: store, through: reached)
+            }
+        }
+        let applied = pages.reduce(0) { $0 + $1.page.topicalCount }
+        if applied > 0 { state.update { $0.eventsApplied += applied } }
+        follower.recycle(pages[pages.count - 1].page)
     }
 
     /// Applies a batch. Only events after `alreadyCounted` count as applied in `Status`

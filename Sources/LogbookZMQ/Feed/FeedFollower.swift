@@ -34,6 +34,9 @@ public struct FeedFollower: ~Copyable {
     /// socket drops silently, so a lost last message has nothing after it to reveal it).
     public let idleCatchUpMilliseconds: Int
     private var lastHeard = MonotonicClock.milliseconds()
+    /// The bytes of a page the owner is done with (`recycle(_:)`), which the next page of
+    /// `nextLogPage()` is received into.
+    private var spare: [UInt8] = []
 
     /// Subscribes to `topics` on `feed` and prepares to read `log`; starts by catching up
     /// from `cursor + 1`. With `security`, both sockets are CURVE clients with those keys.
@@ -138,25 +141,67 @@ public struct FeedFollower: ~Copyable {
         return FeedBatch(events: events, through: cursor)
     }
 
+    /// True when the follower follows every topic, so it needs no event of a page of the log
+    /// left out (those of no topic, such as e-mail claims, are there, and project to nothing).
+    public var followsEveryTopic: Bool { Set(topics) == Set(FeedTopic.allCases) }
+
+    /// While catching up, for a follower of every topic: the next page of the log as the
+    /// bytes it came in (`LogReadChannel.readEncoded`), so that a store applies it without a
+    /// `RecordedEvent` per event, without its events at or before the cursor, and the
+    /// position through which nothing is missing; the cursor moves there. Nil when the
+    /// follower is not catching up or follows only some topics (`next()` serves both).
+    /// Apply the page whole (`FetchedLogPage.apply(to:through:)`, which checks it against
+    /// the store's checkpoint), then hand it back with `recycle(_:)`.
+    public mutating func nextLogPage() throws(FeedFollowError) -> (page: FetchedLogPage, through: Int64)? {
+        guard needsCatchUp, followsEveryTopic else { return nil }
+        let received = try logChannel.readEncoded(
+            from: cursor + 1, limit: pageSize, topics: nil, reusing: takeSpare())
+        let positions = received.positions
+        // Pages follow the cursor, so nothing is normally at or below it.
+        let page = (positions?.first ?? .max) > cursor ? received : received.dropping(through: cursor)
+        cursor = max(cursor, received.next - 1, positions?.last ?? 0)
+        finishLogRead(next: received.next, head: received.head, full: received.count == pageSize, asked: nil)
+        lastHeard = MonotonicClock.milliseconds()
+        return (page, cursor)
+    }
+
+    /// Keeps the bytes of a page from `nextLogPage()` the owner is done with, for the next one.
+    public mutating func recycle(_ page: consuming FetchedLogPage) {
+        guard case .encoded(let encoded) = consume page else { return }
+        spare = encoded.bytes
+    }
+
+    private mutating func takeSpare() -> [UInt8] {
+        var bytes: [UInt8] = []
+        swap(&bytes, &spare)
+        return bytes
+    }
+
     private mutating func readLogPage() throws(FeedFollowError) -> FeedBatch {
-        let asked = topics.count == FeedTopic.allCases.count ? nil : topics
+        let asked = followsEveryTopic ? nil : topics
         let page = try logChannel.read(from: cursor + 1, limit: pageSize, topics: asked)
-        lastKnownHead = page.head
         let wanted = Set(topics.map(\.category))
         let events = page.events.filter { $0.position > cursor && wanted.contains($0.category) }
         cursor = max(cursor, page.next - 1, events.last?.position ?? 0)
-        if page.next > page.head {
+        finishLogRead(next: page.next, head: page.head, full: page.events.count == pageSize, asked: asked)
+        return FeedBatch(events: events, through: cursor)
+    }
+
+    /// After a page of the log (the cursor already moved past it): done catching up when it
+    /// reached the head, else the next reads are asked for ahead.
+    private mutating func finishLogRead(next: Int64, head: Int64, full: Bool, asked: [FeedTopic]?) {
+        lastKnownHead = head
+        if next > head {
             needsCatchUp = false
         } else {
             // More to read: the worker reads the next page while the owner applies this one,
             // and, after a page full to the limit of the whole log, the page after it too
             // (it starts right after a full next page; a wrong guess only costs a read).
             logChannel.requestAhead(from: cursor + 1, limit: pageSize, topics: asked)
-            if asked == nil && page.events.count == pageSize {
+            if asked == nil && full {
                 logChannel.requestAhead(from: cursor + 1 + Int64(pageSize), limit: pageSize, topics: nil)
             }
         }
-        return FeedBatch(events: events, through: cursor)
     }
 }
 

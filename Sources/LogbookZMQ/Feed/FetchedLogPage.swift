@@ -22,6 +22,29 @@ public enum FetchedLogPage: Sendable {
         }
     }
 
+    /// How many events the page holds.
+    public var count: Int {
+        switch self {
+        case .encoded(let page): page.events.count
+        case .decoded(let page): page.events.count
+        }
+    }
+
+    /// How many of the page's events belong to a feed topic (the others are of internal
+    /// categories, such as e-mail claims, which no read model folds).
+    public var topicalCount: Int {
+        switch self {
+        case .encoded(let page):
+            page.bytes.withUnsafeBufferPointer { bytes in
+                page.events.count { event in
+                    let stream = Int(event.stream.lowerBound)..<Int(event.stream.upperBound)
+                    return FeedTopic(streamUTF8: UnsafeBufferPointer(rebasing: bytes[stream])) != nil
+                }
+            }
+        case .decoded(let page): page.events.count { FeedTopic(category: $0.category) != nil }
+        }
+    }
+
     /// The position of the page's first and last events, if any.
     public var positions: (first: Int64, last: Int64)? {
         switch self {
