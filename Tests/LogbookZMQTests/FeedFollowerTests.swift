@@ -84,14 +84,20 @@ struct FeedFollowerTests {
         ["productId": .string(id), "name": "Tea", "price": "1.00", "category": "food", "stock": .int(stock)]
     }
 
-    @Test("catches up from the log, takes live messages, fills a hole from the log, drops repeats")
-    func holesAndRepeats() throws {
-        let rig = try Rig()
+    /// A user (1) with its e-mail claim (2, in no topic), products 3 and 4, a purchase
+    /// (5, 6: the product's stock and the order) and a restock (7).
+    static func sendSevenEvents(_ rig: Rig) {
         rig.send("RegisterUser", ["userId": "u1", "name": "Ann", "email": "ann@example.com"])  // 1 user, 2 email
         rig.send("AddProduct", Self.product("p1"))  // 3
         rig.send("AddProduct", Self.product("p2"))  // 4
         rig.send("PurchaseProduct", ["orderId": "o1", "userId": "u1", "productId": "p1", "quantity": 1])  // 5, 6
         rig.send("RestockProduct", ["productId": "p1", "quantity": 2])  // 7
+    }
+
+    @Test("catches up from the log, takes live messages, fills a hole from the log, drops repeats")
+    func holesAndRepeats() throws {
+        let rig = try Rig()
+        Self.sendSevenEvents(rig)
 
         let publisher = try ZMQSocket(rig.context, .publisher)
         try publisher.bind(rig.feed)
@@ -222,11 +228,7 @@ struct FeedFollowerTests {
     @Test("a follower of every topic catches up a page at a time, each kept as the worker's bytes")
     func catchUpByPages() throws {
         let rig = try Rig()
-        rig.send("RegisterUser", ["userId": "u1", "name": "Ann", "email": "ann@example.com"])  // 1 user, 2 email
-        rig.send("AddProduct", Self.product("p1"))  // 3
-        rig.send("AddProduct", Self.product("p2"))  // 4
-        rig.send("PurchaseProduct", ["orderId": "o1", "userId": "u1", "productId": "p1", "quantity": 1])  // 5, 6
-        rig.send("RestockProduct", ["productId": "p1", "quantity": 2])  // 7
+        Self.sendSevenEvents(rig)
 
         // A follower of some topics is not given pages: a page holds every topic's events.
         var some = try FeedFollower(rig.context, feed: rig.feed, log: rig.log, topics: [.products], cursor: 0)
