@@ -1,7 +1,8 @@
 import CGlibcMalloc
 
-/// How many malloc arenas a process may have. glibc otherwise gives each thread that
-/// allocates at once an arena of its own, and memory freed in one is not reused by another.
+/// How many malloc arenas a process may have, and handing freed memory back. glibc
+/// otherwise gives each thread that allocates at once an arena of its own, and memory
+/// freed in one is not reused by another.
 /// Every process starts at `standard` (`main.swift`, before any thread starts);
 /// `run worker` raises it before its serving threads start (BENCHMARKS.md, stop 22).
 enum MallocArenas {
@@ -24,4 +25,10 @@ enum MallocArenas {
 
     /// Sets the limit to `arenas`; arenas already made are kept.
     static func apply(_ arenas: Int32) { _ = mallopt(M_ARENA_MAX, arenas) }
+
+    /// Hands every whole free page of every arena back to the system (`malloc_trim(0)`):
+    /// the query process calls it when a rebuild starts (`QueryService`'s
+    /// `releaseFreeMemory`), so the rebuild's peak does not stack on what the start-up
+    /// catch-up freed but glibc kept.
+    @Sendable static func releaseFreeMemory() { _ = malloc_trim(0) }
 }

@@ -169,7 +169,8 @@ struct RunCommand: ConfiguredCommand {
             return try QueryService(
                 endpoints: configuration.queryEndpoints,
                 generations: SQLiteReadModelGenerations(directory: configuration.dataDirectory), clock: SystemClock(),
-                diagnostics: diagnostics, security: security, clientKeys: clientKeys, supervision: supervision)
+                diagnostics: diagnostics, security: security, clientKeys: clientKeys, supervision: supervision,
+                releaseFreeMemory: MallocArenas.releaseFreeMemory)
         } catch {
             throw .unavailable(error.description)
         }

@@ -1,6 +1,7 @@
 import LogbookJSON
 import LogbookSQLite
 import LogbookWire
+import Synchronization
 import Testing
 
 /// `Rebuild` against a query process running in the test process: it fills a new
@@ -10,7 +11,9 @@ import Testing
 struct RebuildServiceTests {
     @Test("a Rebuild switches generation while queries keep answering; a retry of its id joins it")
     func rebuildSwitchesAndRetryJoins() throws {
-        let rig = try ServiceRig()
+        // The query process hands freed memory back once per rebuild, before its bulk load.
+        let releases = Atomic<Int>(0)
+        let rig = try ServiceRig(releaseFreeMemory: { releases.add(1, ordering: .relaxed) })
         defer { rig.stop() }
         let commands = try rig.commandsClient()
         let queries = try rig.queriesClient()
@@ -19,6 +22,7 @@ struct RebuildServiceTests {
         _ = try commands.request(Fixture.addProduct("p2", commandId: "c3"))  // 4
         let before = try eventually({ try queries.queryStatus() }, until: { $0.checkpoint == 4 })
         #expect(before.generation == 1)
+        #expect(releases.load(ordering: .relaxed) == 0)
         let answer = try queries.request(Fixture.getProduct("p1", queryId: "q1"))
         #expect(answer["ok"] == true)
 
@@ -33,6 +37,7 @@ struct RebuildServiceTests {
         #expect(switched.rebuild == .idle)
         #expect(switched.checkpoint == 4)
         #expect(switched.readModels == before.readModels)
+        #expect(releases.load(ordering: .relaxed) == 1)
         #expect(try queries.request(Fixture.getProduct("p1", queryId: "q3"))["result"] == answer["result"])
         let files = try eventually({ rig.generations.existing() }, until: { $0 == [2] })
         #expect(files == [2])
@@ -56,5 +61,6 @@ struct RebuildServiceTests {
         let third = try eventually({ try queries.queryStatus() }, until: { $0.generation == 3 && $0.rebuild == .idle })
         #expect(third.generation == 3)
         #expect(third.checkpoint == 5)
+        #expect(releases.load(ordering: .relaxed) == 2)
     }
 }

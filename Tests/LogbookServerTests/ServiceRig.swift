@@ -20,7 +20,8 @@ final class ServiceRig: Sendable {
     private let query: QueryService
     private let stopping = Once()
 
-    init() throws {
+    /// `releaseFreeMemory` is what the query process calls when a rebuild starts.
+    init(releaseFreeMemory: @escaping @Sendable () -> Void = {}) throws {
         let directory = try SocketFolder.make("logbook-server")
         let endpoints = ServiceEndpoints.ipc(in: directory)
         let generations = SQLiteReadModelGenerations(directory: directory.path)
@@ -31,7 +32,8 @@ final class ServiceRig: Sendable {
                 endpoints: endpoints, openStore: { () throws(EventStoreError) -> any EventStore in store },
                 clock: StepClock(), ids: CountingIds(), diagnostics: diagnostics)
             query = try QueryService(
-                endpoints: endpoints, generations: generations, clock: StepClock(), diagnostics: diagnostics)
+                endpoints: endpoints, generations: generations, clock: StepClock(), diagnostics: diagnostics,
+                releaseFreeMemory: releaseFreeMemory)
             context = try ZMQContext()
         } catch {
             try? FileManager.default.removeItem(at: directory)

@@ -26,6 +26,7 @@ public final class QueryService: Sendable {
     private let security: ServerSecurity?
     private let clientKeys: CurveClientKeys?
     private let supervision: Supervision
+    private let releaseFreeMemory: @Sendable () -> Void
     private let threads = ThreadGroup()
     /// Whether `stop()` ends the context (it made it), so that the last answers still leave.
     private let ownsContext: Bool
@@ -34,12 +35,13 @@ public final class QueryService: Sendable {
 
     public convenience init(
         endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics,
-        security: ServerSecurity? = nil, clientKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision()
+        security: ServerSecurity? = nil, clientKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision(),
+        releaseFreeMemory: @escaping @Sendable () -> Void = {}
     ) throws(ZMQError) {
         try self.init(
             context: try ZMQContext(), endpoints: endpoints, generations: generations, clock: clock,
             diagnostics: diagnostics, security: security, clientKeys: clientKeys, supervision: supervision,
-            ownsContext: true)
+            releaseFreeMemory: releaseFreeMemory, ownsContext: true)
     }
 
     /// A query process on a context the caller made (a test may bind something in it first);
@@ -47,9 +49,11 @@ public final class QueryService: Sendable {
     init(
         context: ZMQContext, endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock,
         diagnostics: Diagnostics, security: ServerSecurity?, clientKeys: CurveClientKeys?,
-        supervision: Supervision = Supervision(), ownsContext: Bool = false
+        supervision: Supervision = Supervision(), releaseFreeMemory: @escaping @Sendable () -> Void = {},
+        ownsContext: Bool = false
     ) throws(ZMQError) {
         self.context = context
+        self.releaseFreeMemory = releaseFreeMemory
         self.ownsContext = ownsContext
         self.supervision = supervision
         stopRequest = try StopRequest()
@@ -183,7 +187,8 @@ public final class QueryService: Sendable {
                         throw error.isTerminated ? .stopped : .logUnavailable(error.description)
                     }
                 },
-                generations: generations, state: state, clock: clock, diagnostics: diagnostics)
+                generations: generations, state: state, clock: clock, diagnostics: diagnostics,
+                releaseFreeMemory: releaseFreeMemory)
             job.run()
         }
     }

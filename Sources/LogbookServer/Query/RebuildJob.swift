@@ -20,6 +20,10 @@ struct RebuildJob: ~Copyable {
     let state: QueryProcessState
     let clock: any Clock
     let diagnostics: Diagnostics
+    /// Hands the memory the process has freed back to the system (glibc keeps it in its
+    /// arenas), called before the bulk load grows: a rebuild on a thread whose arena holds
+    /// little of it would otherwise add its peak on top of what the catch-up left there.
+    let releaseFreeMemory: @Sendable () -> Void
 
     func run() {
         let startedAt = clock.now().millisecondsSinceEpoch
@@ -29,6 +33,7 @@ struct RebuildJob: ~Copyable {
             let (generation, store) = try generations.createNext()
             diagnostics.info("rebuild started", ["generation": "\(generation)"])
             try store.beginBulkLoad()
+            releaseFreeMemory()
             var cursor: Int64 = 0
             while let page = try reader.next() {
                 let positions = page.positions
