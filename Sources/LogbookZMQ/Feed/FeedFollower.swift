@@ -150,8 +150,9 @@ public struct FeedFollower: ~Copyable {
     /// `RecordedEvent` per event, without its events at or before the cursor, and the
     /// position through which nothing is missing; the cursor moves there. Nil when the
     /// follower is not catching up or follows only some topics (`next()` serves both).
-    /// Apply the page whole (`FetchedLogPage.apply(to:through:)`, which checks it against
-    /// the store's checkpoint), then hand it back with `recycle(_:)`.
+    /// Apply the page whole, alone (`FetchedLogPage.apply(to:through:)`) or with the pages
+    /// after it (`ReadModelStore.apply(pages:through:)`), both checked against the store's
+    /// checkpoint; then hand it back with `recycle(_:)`.
     public mutating func nextLogPage() throws(FeedFollowError) -> (page: FetchedLogPage, through: Int64)? {
         guard needsCatchUp, followsEveryTopic else { return nil }
         let received = try logChannel.readEncoded(
