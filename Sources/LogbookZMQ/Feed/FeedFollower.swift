@@ -22,6 +22,9 @@ public struct FeedFollower: ~Copyable {
     private let subscriber: ZMQSocket
     private var logChannel: LogReadChannel
     public let topics: [FeedTopic]
+    /// True when the follower follows every topic, so it needs no event of a page of the log
+    /// left out (those of no topic, such as e-mail claims, are there, and project to nothing).
+    public let followsEveryTopic: Bool
     /// Every event of `topics` at or before this position has been handed out.
     public private(set) var cursor: Int64
     /// True while the follower reads the log rather than the live feed.
@@ -58,6 +61,7 @@ public struct FeedFollower: ~Copyable {
         self.subscriber = subscriber
         self.logChannel = logChannel
         self.topics = topics
+        followsEveryTopic = Set(topics) == Set(FeedTopic.allCases)
         self.cursor = cursor
         self.idleCatchUpMilliseconds = idleCatchUpMilliseconds
         self.pageSize = max(1, min(pageSize, LogReadRequest.maximumLimit))
@@ -140,10 +144,6 @@ public struct FeedFollower: ~Copyable {
         }
         return FeedBatch(events: events, through: cursor)
     }
-
-    /// True when the follower follows every topic, so it needs no event of a page of the log
-    /// left out (those of no topic, such as e-mail claims, are there, and project to nothing).
-    public var followsEveryTopic: Bool { Set(topics) == Set(FeedTopic.allCases) }
 
     /// While catching up, for a follower of every topic: the next page of the log as the
     /// bytes it came in (`LogReadChannel.readEncoded`), so that a store applies it without a
