@@ -4,7 +4,9 @@ public import LogbookApplication
 /// Read-model generations as files in one directory: `readmodels-<n>.sqlite3`, each a
 /// `SQLiteReadModelStore`. The current generation is the highest-numbered complete one.
 /// Files of other generations (older ones, or a rebuild a crash interrupted) are deleted
-/// by `openCurrent()` at start; older ones by `removeOlder(than:)` after a switch.
+/// by `openCurrent()` at start; older ones by `removeOlder(than:)` after a switch. A file
+/// with a bulk-load marker beside it (`SQLiteBulkLoadJournal`) was being written without a
+/// journal when the process stopped: it is deleted without being opened.
 public struct SQLiteReadModelGenerations: ReadModelGenerations {
     public let directory: String
 
@@ -26,7 +28,7 @@ public struct SQLiteReadModelGenerations: ReadModelGenerations {
     }
 
     public func openCurrent() throws(ReadModelStoreError) -> (generation: Int, store: any ReadModelStore) {
-        for generation in existing().reversed() {
+        for generation in existing().reversed() where !isBeingBulkLoaded(generation) {
             let store = try SQLiteReadModelStore(path: path(of: generation))
             if try store.isComplete {
                 remove(existing().filter { $0 != generation })
@@ -45,6 +47,8 @@ public struct SQLiteReadModelGenerations: ReadModelGenerations {
 
     public func createNext() throws(ReadModelStoreError) -> (generation: Int, store: any ReadModelStore) {
         let generation = (existing().last ?? 0) + 1
+        // A marker left by a crash between deleting a file and deleting its marker.
+        try? FileManager.default.removeItem(atPath: SQLiteBulkLoadJournal.marker(of: path(of: generation)))
         return (generation, try SQLiteReadModelStore(path: path(of: generation)))
     }
 
@@ -52,10 +56,17 @@ public struct SQLiteReadModelGenerations: ReadModelGenerations {
         remove(existing().filter { $0 < kept })
     }
 
+    private func isBeingBulkLoaded(_ generation: Int) -> Bool {
+        FileManager.default.fileExists(atPath: SQLiteBulkLoadJournal.marker(of: path(of: generation)))
+    }
+
+    /// Deletes each generation's files, its bulk-load marker last: a file is never left
+    /// without its marker while it may still be half-written.
     private func remove(_ generations: [Int]) {
         for generation in generations {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                try? FileManager.default.removeItem(atPath: path(of: generation) + suffix)
+            let path = path(of: generation)
+            for file in ["", "-wal", "-shm", "-journal"].map({ path + $0 }) + [SQLiteBulkLoadJournal.marker(of: path)] {
+                try? FileManager.default.removeItem(atPath: file)
             }
         }
     }

@@ -19,7 +19,9 @@ import Synchronization
 /// A bulk load (`beginBulkLoad()`, for a rebuild) keeps the rows of many batches in a
 /// `ReadModelChangeBuffer` and writes them when it holds `bulkFlushRows` rows, or at
 /// `endBulkLoad()`: a rebuild mostly changes rows it created itself, so far fewer rows are
-/// written than events applied. Each write is one transaction with the checkpoint it covers.
+/// written than events applied. Each write is one transaction with the checkpoint it covers,
+/// made without a journal or syncs (`SQLiteBulkLoadJournal`); `endBulkLoad()` syncs the file
+/// once and returns it to the WAL.
 public final class SQLiteReadModelStore: ReadModelStore {
     public let path: String
     private let connection: Mutex<SQLiteConnection>
@@ -190,7 +192,11 @@ public final class SQLiteReadModelStore: ReadModelStore {
             guard try !isComplete else {
                 throw .failed("\(path): a complete store is read by queries; only a new one can be bulk loaded")
             }
-            state = BulkLoad(applied: try storedCheckpoint())
+            let applied = try storedCheckpoint()
+            let withoutJournal = try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
+                try SQLiteBulkLoadJournal.begin(tables)
+            }
+            state = BulkLoad(applied: applied, withoutJournal: withoutJournal)
         }
     }
 
@@ -199,9 +205,15 @@ public final class SQLiteReadModelStore: ReadModelStore {
             guard var load = state else { return }
             if let failure = load.failure { throw failure }
             try flush(&load)
-            // synchronous=NORMAL syncs the WAL, then the database file, for a checkpoint.
-            try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
-                try tables.sql { () throws(SQLiteError) in try tables.db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            do throws(ReadModelStoreError) {
+                let withoutJournal = load.withoutJournal
+                try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
+                    try SQLiteBulkLoadJournal.end(tables, withoutJournal: withoutJournal)
+                }
+            } catch {
+                load.failure = error
+                state = load
+                throw error
             }
             state = nil
         }
@@ -256,9 +268,12 @@ private struct BulkLoad {
     var applied: Int64
     /// Why a write failed; the bulk load cannot go on after one.
     var failure: ReadModelStoreError?
+    /// Whether the file is written without a journal (`SQLiteBulkLoadJournal`).
+    let withoutJournal: Bool
 
-    init(applied: Int64) {
+    init(applied: Int64, withoutJournal: Bool) {
         self.applied = applied
+        self.withoutJournal = withoutJournal
     }
 }
 

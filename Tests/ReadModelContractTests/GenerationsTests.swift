@@ -62,4 +62,31 @@ struct GenerationsTests {
         #expect(!FileManager.default.fileExists(atPath: generations.path(of: 1)))
         #expect(FileManager.default.fileExists(atPath: generations.path(of: 3)))
     }
+
+    @Test("a rebuild stopped in its bulk load is deleted at start without being opened")
+    func startAfterABulkLoadStopped() throws {
+        let folder = try Folder()
+        let generations = SQLiteReadModelGenerations(directory: folder.path)
+        _ = try generations.openCurrent()
+        let (second, store) = try generations.createNext()
+        try store.beginBulkLoad()
+        let path = generations.path(of: second)
+        #expect(FileManager.default.fileExists(atPath: path + "-bulkload"))
+        // What a crash can leave of pages written without a journal: everything after the
+        // first page torn. Opening such a file to ask whether it is complete would fail.
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let size = try file.seekToEnd()
+        try file.seek(toOffset: 4096)
+        try file.write(contentsOf: Data(repeating: 0xA5, count: Int(max(size, 16_384)) - 4096))
+        try file.close()
+
+        #expect(try generations.openCurrent().generation == 1)
+        #expect(generations.existing() == [1])
+        #expect(!FileManager.default.fileExists(atPath: path + "-bulkload"))
+        // The next rebuild takes the number again, with a fresh file and no marker.
+        let (again, fresh) = try generations.createNext()
+        #expect(again == second)
+        #expect(try fresh.checkpoint() == 0)
+        #expect(!FileManager.default.fileExists(atPath: path + "-bulkload"))
+    }
 }

@@ -13,7 +13,8 @@ enum ReadModelStoreKind: String, CaseIterable, CustomTestStringConvertible, Send
 }
 
 /// One store under test and the reader queries use: for SQLite a separate read-only
-/// connection on the same file, for memory the store itself.
+/// connection on the same file, opened when first read through (`OnFirstUseReader`), for
+/// memory the store itself.
 final class ReadModelHarness {
     let kind: ReadModelStoreKind
     private(set) var store: any ReadModelStore
@@ -34,7 +35,7 @@ final class ReadModelHarness {
             self.directory = directory
             let path = directory.appendingPathComponent("read-models.sqlite3").path
             store = try SQLiteReadModelStore(path: path, bulkFlushRows: bulkFlushRows)
-            reader = try SQLiteReadModelReader(path: path)
+            reader = OnFirstUseReader(path: path)
         }
     }
 
@@ -51,7 +52,7 @@ final class ReadModelHarness {
         store = placeholder
         reader = placeholder
         store = try SQLiteReadModelStore(path: path)
-        reader = try SQLiteReadModelReader(path: path)
+        reader = OnFirstUseReader(path: path)
     }
 
     /// Applies every event of `log` the store has not applied yet, through the log's head.

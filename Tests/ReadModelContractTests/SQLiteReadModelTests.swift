@@ -52,6 +52,46 @@ struct SQLiteReadModelTests {
         #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA journal_mode") == ["wal"])
     }
 
+    /// A bulk load writes without a journal or syncs, with a marker beside the file, and
+    /// leaves the file on the WAL, whole and marked as nothing special, when it ends.
+    @Test func aBulkLoadWritesWithoutAJournalAndEndsOnTheWAL() throws {
+        let harness = try ReadModelHarness(.sqlite, bulkFlushRows: 2)
+        let path = try #require(harness.path)
+        let store = try #require(harness.store as? SQLiteReadModelStore)
+        let log = try Self.sampleLog()
+        try store.beginBulkLoad()
+        #expect(try store.durabilitySettings() == ("off", 0))
+        #expect(FileManager.default.fileExists(atPath: path + "-bulkload"))
+        try store.apply(log.all, through: log.head)
+        try store.endBulkLoad()
+        #expect(try store.durabilitySettings() == ("wal", 1))
+        #expect(!FileManager.default.fileExists(atPath: path + "-bulkload"))
+        #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA journal_mode") == ["wal"])
+        #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA integrity_check") == ["ok"])
+        try harness.reopen()
+        #expect(try harness.reader.counts() == ReadModelCounts(users: 1, posts: 1, products: 1, orders: 1))
+        #expect(try harness.store.checkpoint() == log.head)
+    }
+
+    /// The journal can only be turned off while no other connection has the file open;
+    /// with one open, the bulk load goes on in the WAL, to the same rows.
+    @Test func aBulkLoadOfAFileOpenElsewhereStaysOnTheWAL() throws {
+        let harness = try ReadModelHarness(.sqlite, bulkFlushRows: 2)
+        let path = try #require(harness.path)
+        let store = try #require(harness.store as? SQLiteReadModelStore)
+        let other = try SQLiteReadModelReader(path: path)
+        #expect(try other.checkpoint() == 0)
+        let log = try Self.sampleLog()
+        try store.beginBulkLoad()
+        #expect(try store.durabilitySettings() == ("wal", 1))
+        #expect(!FileManager.default.fileExists(atPath: path + "-bulkload"))
+        try store.apply(log.all, through: log.head)
+        try store.endBulkLoad()
+        #expect(try store.durabilitySettings() == ("wal", 1))
+        #expect(try other.counts() == ReadModelCounts(users: 1, posts: 1, products: 1, orders: 1))
+        #expect(try other.checkpoint() == log.head)
+    }
+
     @Test func anEventLogIsRefusedAndLeftAlone() throws {
         let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: directory) }
