@@ -135,6 +135,12 @@ final class SQLiteConnection {
         sqlite3_wal_autocheckpoint(handle, 1_000)
     }
 
+    /// SQLite's automatic checkpoint runs in a commit that leaves the WAL at `pages` pages
+    /// or more (0 turns it off). A call costs next to nothing.
+    func setAutomaticCheckpoint(pages: Int32) {
+        sqlite3_wal_autocheckpoint(handle, pages)
+    }
+
     /// This connection's page cache so far: lookups it answered, pages it had to read, and
     /// dirty pages it wrote to the WAL in the middle of a transaction because it was full.
     var pageCacheCounters: SQLitePageCacheCounters {

@@ -57,7 +57,8 @@ public final class SQLiteReadModelStore: ReadModelStore {
         try enableWAL(tables, attempts: max(1, busyTimeoutMilliseconds / 10))
         try tables.sql { () throws(SQLiteError) in
             try db.execute(
-                "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -8192; PRAGMA wal_autocheckpoint = 10000;")
+                "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -8192;")
+            db.setAutomaticCheckpoint(pages: SQLiteReadModelCheckpoints.livePages)
         }
         guard case .empty = identity else { return }
         try tables.transaction("BEGIN IMMEDIATE") { () throws(ReadModelStoreError) in
@@ -119,7 +120,7 @@ public final class SQLiteReadModelStore: ReadModelStore {
         try apply(
             check: { checkpoint throws(ReadModelStoreError) in
                 try Projector.check(events, through: position, checkpoint: checkpoint)
-            }, chunks: Self.chunks(of: events.count) { events[$0] }, through: position)
+            }, chunks: Self.chunks(of: events.count) { events[$0] }, events: events.count, through: position)
     }
 
     public func apply(pages: [EncodedLogPage], through position: Int64) throws(ReadModelStoreError) {
@@ -129,19 +130,21 @@ public final class SQLiteReadModelStore: ReadModelStore {
             },
             chunks: pages.flatMap { page in
                 Self.chunks(of: page.events.count) { EncodedEvents(range: $0, page: page) }
-            }, through: position)
+            }, events: pages.reduce(0) { $0 + $1.events.count }, through: position)
     }
 
     /// Checks a batch against the checkpoint (`check`), then folds the changes of its chunks (decoded on
     /// Dispatch's pool) into the bulk load, or applies them now in one transaction.
     private func apply(
         check: (_ checkpoint: Int64) throws(ReadModelStoreError) -> Void, chunks: @autoclosure () -> [DecodingChunk],
-        through position: Int64
+        events: Int, through position: Int64
     )
         throws(ReadModelStoreError)
     {
         try bulkLoad.withLock { (state: inout BulkLoad?) throws(ReadModelStoreError) in
-            guard var load = state else { return try applyNow(check: check, chunks: chunks, through: position) }
+            guard var load = state else {
+                return try applyNow(check: check, chunks: chunks, events: events, through: position)
+            }
             // Taken out while it changes, so the buffer is not copied.
             state = nil
             defer { state = load }
@@ -155,12 +158,13 @@ public final class SQLiteReadModelStore: ReadModelStore {
         }
     }
 
-    /// Applies a batch in one transaction with its checkpoint.
+    /// Applies a batch of `events` events in one transaction with its checkpoint.
     private func applyNow(
         check: (_ checkpoint: Int64) throws(ReadModelStoreError) -> Void, chunks: () -> [DecodingChunk],
-        through position: Int64
+        events: Int, through position: Int64
     ) throws(ReadModelStoreError) {
         try withTables { (tables: inout SQLiteReadModelTables) throws(ReadModelStoreError) in
+            tables.db.setAutomaticCheckpoint(pages: SQLiteReadModelCheckpoints.pages(forBatchOf: events))
             try tables.transaction("BEGIN IMMEDIATE") { () throws(ReadModelStoreError) in
                 let checkpoint = try tables.checkpoint()
                 try check(checkpoint)

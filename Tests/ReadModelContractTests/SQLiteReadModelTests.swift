@@ -2,10 +2,11 @@ import CSQLite
 import Foundation
 import LogbookApplication
 import LogbookDomain
-import LogbookSQLite
 import LogbookTestSupport
 import Synchronization
 import Testing
+
+@testable import LogbookSQLite
 
 /// What only the SQLite read-model store promises: a file of its own that survives
 /// reopening, that refuses files it did not make, and a separate reader.
@@ -90,6 +91,27 @@ struct SQLiteReadModelTests {
         #expect(try store.durabilitySettings() == ("wal", 1))
         #expect(try other.counts() == ReadModelCounts(users: 1, posts: 1, products: 1, orders: 1))
         #expect(try other.checkpoint() == log.head)
+    }
+
+    /// A live store copies its WAL back every 1,000 pages, so its checkpoints stay short
+    /// bursts on the disk the worker syncs on; a catch-up's batches may let it reach 10,000.
+    @Test func aLiveStoreCheckpointsEveryThousandPages() throws {
+        #expect(SQLiteReadModelCheckpoints.pages(forBatchOf: 1) == 1_000)
+        #expect(SQLiteReadModelCheckpoints.pages(forBatchOf: 4_999) == 1_000)
+        #expect(SQLiteReadModelCheckpoints.pages(forBatchOf: 5_000) == 10_000)
+        let harness = try ReadModelHarness(.sqlite)
+        let path = try #require(harness.path)
+        var log = Log()
+        let body = String(repeating: "a long post body ", count: 180)  // ~3 KB: about a page a post
+        // ~2,500 live batches of one post: several times 1,000 pages through the WAL.
+        for index in 1...2_500 {
+            let event = log.record(try Events.postCreated("x\(index)", author: "u1", content: body))
+            try harness.store.apply([event], through: log.head)
+        }
+        #expect(try harness.reader.counts().posts == 2_500)
+        let walBytes = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+        // 1,000 pages and the last transaction's few, each frame a page and its 24-byte header.
+        #expect(walBytes > 900 * 4_120 && walBytes < 1_100 * 4_120, "the WAL holds \(walBytes / 4_120) frames")
     }
 
     @Test func anEventLogIsRefusedAndLeftAlone() throws {
