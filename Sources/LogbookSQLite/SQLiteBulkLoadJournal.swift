@@ -12,6 +12,10 @@ import LogbookApplication
 /// `synchronous=NORMAL` and only then removes the marker: a file without a marker is
 /// always whole. Leaving the WAL needs the file to be open nowhere else; when it is, the
 /// bulk load stays on the WAL (`begin` returns false) and `end` checkpoints it.
+///
+/// Without a journal SQLite cannot roll a transaction back: after a failed write the file
+/// may hold part of it. A failed write already ends the bulk load (the store reports it to
+/// every later call), so such a file is never completed, and its marker has it deleted.
 enum SQLiteBulkLoadJournal {
     /// The file that exists beside `path` while a bulk load writes it without a journal.
     static func marker(of path: String) -> String { path + "-bulkload" }
