@@ -35,7 +35,7 @@ final class LogPagePrefetcher: @unchecked Sendable {
                 while true {
                     let page = try channel.readEncoded(
                         from: cursor + 1, limit: pageSize, topics: nil, reusing: takeSpare())
-                    cursor = max(cursor, page.next - 1, page.positions?.last ?? 0)
+                    cursor = page.through(after: cursor)
                     let atHead = page.next > page.head
                     guard hand(.success(page), last: atHead), !atHead else { return }
                 }

@@ -36,11 +36,8 @@ struct RebuildJob: ~Copyable {
             releaseFreeMemory()
             var cursor: Int64 = 0
             while let page = try reader.next() {
-                let positions = page.positions
-                let through = max(cursor, page.next - 1, positions?.last ?? 0)
-                // Pages follow one another, so nothing is normally at or below the cursor.
-                let fresh = (positions?.first ?? .max) > cursor
-                try (fresh ? page : page.dropping(through: cursor)).apply(to: store, through: through)
+                let (fresh, through) = page.following(cursor)
+                try fresh.apply(to: store, through: through)
                 reader.recycle(page)
                 cursor = through
                 state.update {

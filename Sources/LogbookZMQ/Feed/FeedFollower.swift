@@ -157,10 +157,8 @@ public struct FeedFollower: ~Copyable {
         guard needsCatchUp, followsEveryTopic else { return nil }
         let received = try logChannel.readEncoded(
             from: cursor + 1, limit: pageSize, topics: nil, reusing: takeSpare())
-        let positions = received.positions
-        // Pages follow the cursor, so nothing is normally at or below it.
-        let page = (positions?.first ?? .max) > cursor ? received : received.dropping(through: cursor)
-        cursor = max(cursor, received.next - 1, positions?.last ?? 0)
+        let (page, through) = received.following(cursor)
+        cursor = through
         finishLogRead(next: received.next, head: received.head, full: received.count == pageSize, asked: nil)
         lastHeard = MonotonicClock.milliseconds()
         return (page, cursor)

@@ -53,6 +53,21 @@ public enum FetchedLogPage: Sendable {
         }
     }
 
+    /// The position through which nothing is missing once the page is applied after
+    /// `cursor`: its last event, or the position before `next` (a page may end in events of
+    /// topics not asked for), whichever is later, and never before `cursor`.
+    public func through(after cursor: Int64) -> Int64 {
+        max(cursor, next - 1, positions?.last ?? 0)
+    }
+
+    /// The page read after `cursor` (what its reader has applied through), to apply next:
+    /// without its events at or below `cursor` (pages follow one another, so normally there
+    /// are none and the page is itself), and `through(after: cursor)`.
+    public func following(_ cursor: Int64) -> (page: FetchedLogPage, through: Int64) {
+        let fresh = (positions?.first ?? .max) > cursor
+        return (fresh ? self : dropping(through: cursor), through(after: cursor))
+    }
+
     /// The page without its events at or below `position`.
     public func dropping(through position: Int64) -> FetchedLogPage {
         switch self {
