@@ -7,7 +7,8 @@
 #
 # usage: scripts/threadwait.sh [BIN_DIR (.build/release)]   # BIN_DIR holds logbook and logbook-bench
 set -euo pipefail
-bin=$(cd "${1:-.build/release}" && pwd)
+# -P: the bench starts the worker by its real path, and .build/release is a link to it.
+bin=$(cd -P "${1:-.build/release}" && pwd -P)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$bin/logbook-bench" --only throughput --clients 64 --seconds 9 --events 20000 --streams 2000 \
