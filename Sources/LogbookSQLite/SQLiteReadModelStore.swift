@@ -17,8 +17,8 @@ import Synchronization
 /// may run on another thread (or process) while this store writes.
 ///
 /// A bulk load (`beginBulkLoad()`, for a rebuild) keeps the rows of many batches in a
-/// `ReadModelChangeBuffer` and writes them when it holds `bulkFlushRows` rows, or at
-/// `endBulkLoad()`: a rebuild mostly changes rows it created itself, so far fewer rows are
+/// `ReadModelChangeBuffer` and writes them when it holds `bulkFlushRows` rows or
+/// `bulkFlushTextBytes` bytes of text, or at `endBulkLoad()`: a rebuild mostly changes rows it created itself, so far fewer rows are
 /// written than events applied. Each write is one transaction with the checkpoint it covers,
 /// made without a journal or syncs (`SQLiteBulkLoadJournal`); `endBulkLoad()` syncs the file
 /// once and returns it to the WAL.
@@ -28,6 +28,7 @@ public final class SQLiteReadModelStore: ReadModelStore {
     /// Taken before `connection` whenever both are needed.
     private let bulkLoad = Mutex<BulkLoad?>(nil)
     private let bulkFlushRows: Int
+    private let bulkFlushTextBytes: Int
 
     /// Opens the store at `path`, creating the file and its schema when there is none.
     /// - Parameters:
@@ -35,11 +36,17 @@ public final class SQLiteReadModelStore: ReadModelStore {
     ///   - bulkFlushRows: how many rows a bulk load holds in memory before it writes them
     ///     (with the bench's 1,000,000-event log, 50,000 keeps the query process's peak
     ///     under 100 MB during a rebuild: BENCHMARKS.md).
-    public init(path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 50_000)
-        throws(ReadModelStoreError)
-    {
+    ///   - bulkFlushTextBytes: how many bytes of text (`ReadModelChangeBuffer.textBytes`)
+    ///     it holds at most before it writes them, whatever the rows: 50,000 posts of
+    ///     200,000 bytes would be 10 GB. The bench's rows, ~100 bytes of text each, never
+    ///     reach the default before `bulkFlushRows`.
+    public init(
+        path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 50_000,
+        bulkFlushTextBytes: Int = 16 << 20
+    ) throws(ReadModelStoreError) {
         self.path = path
         self.bulkFlushRows = max(1, bulkFlushRows)
+        self.bulkFlushTextBytes = max(1, bulkFlushTextBytes)
         let db = try SQLiteReadModelTables.open(path)
         let tables = SQLiteReadModelTables(db: db, path: path)
         try Self.prepare(tables, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
@@ -154,7 +161,7 @@ public final class SQLiteReadModelStore: ReadModelStore {
             let decoded = try chunks().map { chunk throws(ReadModelStoreError) in try chunk.changes() }
             for chunk in decoded { load.buffer.write(contentsOf: chunk) }
             load.applied = position
-            if load.buffer.count >= bulkFlushRows { try flush(&load) }
+            if load.buffer.count >= bulkFlushRows || load.buffer.textBytes >= bulkFlushTextBytes { try flush(&load) }
         }
     }
 

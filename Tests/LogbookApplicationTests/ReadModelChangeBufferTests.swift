@@ -181,4 +181,45 @@ struct ReadModelChangeBufferTests {
         #expect(drained.count == 2)
         #expect(drained.last == .updateProduct(id, ProductChanges(name: "Green tea", stock: 100, updatedAt: at)))
     }
+
+    @Test("textBytes is the UTF-8 of the texts held: a replaced text leaves it, a removed row takes its texts")
+    func textBytes() throws {
+        var buffer = ReadModelChangeBuffer()
+        let at = Timestamp(millisecondsSinceEpoch: 0)
+        let id = try PostId("p1")
+        let content = String(repeating: "é", count: 1_000)  // 2,000 bytes
+        #expect(buffer.textBytes == 0)
+        buffer.write(
+            .insertPost(
+                PostView(
+                    postId: id, authorId: try UserId("u1"), title: "Hi", content: content, createdAt: at, updatedAt: at),
+                position: 1))
+        #expect(buffer.textBytes == 2 + 2 + 2 + 2_000)
+        // An update is held beside the row it changes until the drain; a later one replaces its texts.
+        buffer.write(.updatePost(id, PostChanges(content: "short", updatedAt: at)))
+        #expect(buffer.textBytes == 2_006 + 5)
+        buffer.write(.updatePost(id, PostChanges(content: "a bit longer", updatedAt: at)))
+        #expect(buffer.textBytes == 2_006 + 12)
+        // Updates of a row that may not exist, then its insert: the updates are handed back
+        // in order, and still held.
+        let other = try PostId("p2")
+        buffer.write(.updatePost(other, PostChanges(title: "Edited", updatedAt: at)))
+        buffer.write(
+            .insertPost(
+                PostView(
+                    postId: other, authorId: try UserId("u1"), title: "T", content: "", createdAt: at, updatedAt: at),
+                position: 2))
+        #expect(buffer.textBytes == 2_018 + 6 + (2 + 2 + 1))
+        buffer.write(.removePost(id))
+        #expect(buffer.textBytes == 6 + 5)
+        buffer.write(
+            .insertOrder(
+                OrderView(
+                    orderId: try OrderId("o1"), userId: try UserId("u1"), productId: try ProductId("p9"), quantity: 1,
+                    unitPrice: try Money(recorded: "1.00"), totalPrice: try Money(recorded: "1.00"), status: .pending,
+                    placedAt: at), position: 3))
+        #expect(buffer.textBytes == 11 + 6)
+        _ = buffer.drain()
+        #expect(buffer.textBytes == 0)
+    }
 }

@@ -100,6 +100,9 @@ final class ServiceCluster: @unchecked Sendable {
         if let worker { kill(worker.processIdentifier, signal) }
     }
 
+    /// The running query process's id, if one runs.
+    var queryProcessIdentifier: pid_t? { query?.processIdentifier }
+
     /// The path of the worker's event log.
     var eventLogPath: String { directory.appendingPathComponent("worker/events.sqlite3").path }
 

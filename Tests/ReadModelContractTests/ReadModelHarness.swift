@@ -21,8 +21,10 @@ final class ReadModelHarness {
     private(set) var reader: any ReadModelReader
     let directory: URL?
 
-    /// - Parameter bulkFlushRows: for SQLite, how many rows a bulk load holds before writing.
-    init(_ kind: ReadModelStoreKind, bulkFlushRows: Int = 200_000) throws {
+    /// - Parameters:
+    ///   - bulkFlushRows: for SQLite, how many rows a bulk load holds before writing.
+    ///   - bulkFlushTextBytes: for SQLite, how many bytes of text a bulk load holds before writing.
+    init(_ kind: ReadModelStoreKind, bulkFlushRows: Int = 200_000, bulkFlushTextBytes: Int = 16 << 20) throws {
         self.kind = kind
         switch kind {
         case .memory:
@@ -34,7 +36,8 @@ final class ReadModelHarness {
             let directory = try TemporaryDirectory.make()
             self.directory = directory
             let path = directory.appendingPathComponent("read-models.sqlite3").path
-            store = try SQLiteReadModelStore(path: path, bulkFlushRows: bulkFlushRows)
+            store = try SQLiteReadModelStore(
+                path: path, bulkFlushRows: bulkFlushRows, bulkFlushTextBytes: bulkFlushTextBytes)
             reader = OnFirstUseReader(path: path)
         }
     }

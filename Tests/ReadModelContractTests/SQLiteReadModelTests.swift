@@ -93,6 +93,37 @@ struct SQLiteReadModelTests {
         #expect(try other.checkpoint() == log.head)
     }
 
+    /// A bulk load writes what it holds once its texts reach `bulkFlushTextBytes`, however
+    /// few the rows: a few posts of long content must not wait for 50,000 rows.
+    @Test(arguments: [(10_000, true), (16 << 20, false)])
+    func aBulkLoadWritesOnceItHoldsEnoughText(budget: Int, writesBeforeTheEnd: Bool) throws {
+        let harness = try ReadModelHarness(.sqlite, bulkFlushRows: 1_000_000, bulkFlushTextBytes: budget)
+        let path = try #require(harness.path)
+        let store = try #require(harness.store as? SQLiteReadModelStore)
+        var log = Log()
+        let body = String(repeating: "a long post body ", count: 180)  // 3,060 bytes
+        let count = {
+            RawSQLResult.firstRow(
+                path: path, sql: "SELECT (SELECT COUNT(*) FROM posts), checkpoint FROM read_model_meta")
+        }
+        try store.beginBulkLoad()
+        for index in 1...5 {
+            let event = log.record(try Events.postCreated("x\(index)", author: "u1", content: body))
+            try store.apply([event], through: log.head)
+            switch index {
+            // Three posts hold ~9.2 KB of text: under either budget, nothing written yet.
+            case 3: #expect(count() == ["0", "0"])
+            // The fourth takes the buffer over the small budget: its rows are written, with
+            // their checkpoint; the fifth waits in the buffer for the end.
+            case 5: #expect(count() == (writesBeforeTheEnd ? ["4", "4"] : ["0", "0"]))
+            default: break
+            }
+        }
+        try store.endBulkLoad()
+        #expect(try harness.reader.counts().posts == 5)
+        #expect(try harness.store.checkpoint() == log.head)
+    }
+
     /// A live store copies its WAL back every 1,000 pages, so its checkpoints stay short
     /// bursts on the disk the worker syncs on; a catch-up's batches may let it reach 10,000.
     @Test func aLiveStoreCheckpointsEveryThousandPages() throws {

@@ -25,6 +25,12 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
     /// How many rows (and changes kept in order) the buffer holds.
     public var count: Int { users.count + posts.count + products.count + orders.count + inOrder.count }
 
+    /// The UTF-8 bytes of the texts the buffer holds (ids, names, e-mails, titles,
+    /// contents; a text a later change replaced is no longer counted): a bound on it bounds
+    /// the buffer's memory where a bound on `count` cannot, as one post's content may be
+    /// 200,000 bytes.
+    public private(set) var textBytes = 0
+
     /// Writes `changes` in order (what `Projector.apply` does, without a generic writer).
     public mutating func write(contentsOf changes: [ReadModelChange]) {
         for change in changes { write(change) }
@@ -33,34 +39,47 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
     public mutating func write(_ change: ReadModelChange) {
         switch change {
         case .insertUser(let view, let position):
-            Self.fold(&users, &inOrder, view.userId, .insert(view, position)) { .updateUser(view.userId, $0) }
-        case .updateUser(let id, let changes): Self.fold(&users, &inOrder, id, .update(changes)) { .updateUser(id, $0) }
-        case .removeUser(let id): Self.fold(&users, &inOrder, id, .remove) { .updateUser(id, $0) }
+            Self.fold(&users, &inOrder, &textBytes, view.userId, .insert(view, position)) {
+                .updateUser(view.userId, $0)
+            }
+        case .updateUser(let id, let changes):
+            Self.fold(&users, &inOrder, &textBytes, id, .update(changes)) { .updateUser(id, $0) }
+        case .removeUser(let id): Self.fold(&users, &inOrder, &textBytes, id, .remove) { .updateUser(id, $0) }
         case .insertPost(let view, let position):
-            Self.fold(&posts, &inOrder, view.postId, .insert(view, position)) { .updatePost(view.postId, $0) }
-        case .updatePost(let id, let changes): Self.fold(&posts, &inOrder, id, .update(changes)) { .updatePost(id, $0) }
-        case .removePost(let id): Self.fold(&posts, &inOrder, id, .remove) { .updatePost(id, $0) }
+            Self.fold(&posts, &inOrder, &textBytes, view.postId, .insert(view, position)) {
+                .updatePost(view.postId, $0)
+            }
+        case .updatePost(let id, let changes):
+            Self.fold(&posts, &inOrder, &textBytes, id, .update(changes)) { .updatePost(id, $0) }
+        case .removePost(let id): Self.fold(&posts, &inOrder, &textBytes, id, .remove) { .updatePost(id, $0) }
         case .insertProduct(let view, let position):
-            Self.fold(&products, &inOrder, view.productId, .insert(view, position)) {
+            Self.fold(&products, &inOrder, &textBytes, view.productId, .insert(view, position)) {
                 .updateProduct(view.productId, $0)
             }
         case .updateProduct(let id, let changes):
-            Self.fold(&products, &inOrder, id, .update(changes)) { .updateProduct(id, $0) }
-        case .removeProduct(let id): Self.fold(&products, &inOrder, id, .remove) { .updateProduct(id, $0) }
+            Self.fold(&products, &inOrder, &textBytes, id, .update(changes)) { .updateProduct(id, $0) }
+        case .removeProduct(let id): Self.fold(&products, &inOrder, &textBytes, id, .remove) { .updateProduct(id, $0) }
         case .insertOrder(let view, let position):
             // Orders are only inserted: the first insert of an id wins, as in a store.
-            if orders.index(forKey: view.orderId) == nil { orders[view.orderId] = (view, position) }
+            if orders.index(forKey: view.orderId) == nil {
+                orders[view.orderId] = (view, position)
+                textBytes += view.textBytes
+            }
         }
     }
 
-    /// Folds `step` into the net change of `id`; an insert after updates of a row that may
-    /// not exist first hands those updates back in order (`spill` makes the change).
-    private static func fold<Id: Hashable, View, Changes: MergeableChanges>(
-        _ table: inout [Id: NetChange<View, Changes>], _ inOrder: inout [ReadModelChange], _ id: Id,
-        _ step: NetChange<View, Changes>.Step, spill: (Changes) -> ReadModelChange
+    /// Folds `step` into the net change of `id`, keeping `textBytes` in step; an insert
+    /// after updates of a row that may not exist first hands those updates back in order
+    /// (`spill` makes the change).
+    private static func fold<Id: Hashable, View: TextSized, Changes: MergeableChanges>(
+        _ table: inout [Id: NetChange<View, Changes>], _ inOrder: inout [ReadModelChange], _ textBytes: inout Int,
+        _ id: Id, _ step: NetChange<View, Changes>.Step, spill: (Changes) -> ReadModelChange
     ) {
         // One lookup: the net change is folded in place, and hands back what it cannot hold.
-        if let pending = table[id, default: NetChange()].foldSpilling(step) { inOrder.append(spill(pending)) }
+        if let pending = table[id, default: NetChange()].foldSpilling(step, textBytes: &textBytes) {
+            inOrder.append(spill(pending))
+            textBytes += pending.textBytes
+        }
     }
 
     /// Every change to carry out, in an order with the same effect as the changes written,
@@ -128,6 +147,7 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
         products.removeAll(keepingCapacity: true)
         orders.removeAll(keepingCapacity: true)
         inOrder.removeAll()
+        textBytes = 0
     }
 
     /// Where an inserted row is kept, for writing the inserts in position order.
@@ -141,7 +161,7 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
 
 /// The net effect of several changes of one row: remove it first (or not), then insert a
 /// row unless one exists, then apply one update.
-private struct NetChange<View, Changes: MergeableChanges> {
+private struct NetChange<View: TextSized, Changes: MergeableChanges> {
     enum Step {
         case insert(View, Int64)
         case update(Changes)
@@ -152,12 +172,18 @@ private struct NetChange<View, Changes: MergeableChanges> {
     var insert: (view: View, position: Int64)?
     var update: Changes?
 
+    /// The UTF-8 bytes of the texts it holds.
+    var textBytes: Int { (insert?.view.textBytes ?? 0) + (update?.textBytes ?? 0) }
+
     /// The pending update when nothing is known about whether the row exists.
     var updateOfUnknownRow: Changes? { !removesFirst && insert == nil ? update : nil }
 
     /// `fold`, first taking out the update of an unknown row when `step` is an insert (an
     /// insert after it is not foldable): the caller hands that update back, before the rest.
-    mutating func foldSpilling(_ step: Step) -> Changes? {
+    /// Adds the change in the texts held to `textBytes`.
+    mutating func foldSpilling(_ step: Step, textBytes: inout Int) -> Changes? {
+        let before = self.textBytes
+        defer { textBytes += self.textBytes - before }
         var pending: Changes?
         if case .insert = step, let update = updateOfUnknownRow {
             pending = update
@@ -188,8 +214,44 @@ private struct NetChange<View, Changes: MergeableChanges> {
 
 /// Field changes that can be merged: applying `merged(with: later)` equals applying
 /// `self`, then `later`.
-protocol MergeableChanges {
+protocol MergeableChanges: TextSized {
     func merged(with later: Self) -> Self
+}
+
+/// A row or its changes, which know how many bytes of text they hold.
+protocol TextSized {
+    /// The UTF-8 bytes of its ids, names, e-mail, title and content.
+    var textBytes: Int { get }
+}
+
+extension UserView: TextSized {
+    var textBytes: Int { userId.rawValue.utf8.count + name.utf8.count + email.utf8.count }
+}
+
+extension PostView: TextSized {
+    var textBytes: Int {
+        postId.rawValue.utf8.count + authorId.rawValue.utf8.count + title.utf8.count + content.utf8.count
+    }
+}
+
+extension ProductView: TextSized {
+    var textBytes: Int { productId.rawValue.utf8.count + name.utf8.count }
+}
+
+extension OrderView: TextSized {
+    var textBytes: Int { orderId.rawValue.utf8.count + userId.rawValue.utf8.count + productId.rawValue.utf8.count }
+}
+
+extension UserChanges: TextSized {
+    var textBytes: Int { (name?.utf8.count ?? 0) + (email?.utf8.count ?? 0) }
+}
+
+extension PostChanges: TextSized {
+    var textBytes: Int { (title?.utf8.count ?? 0) + (content?.utf8.count ?? 0) }
+}
+
+extension ProductChanges: TextSized {
+    var textBytes: Int { name?.utf8.count ?? 0 }
 }
 
 extension UserChanges: MergeableChanges {

@@ -30,6 +30,15 @@ public enum FetchedLogPage: Sendable {
         }
     }
 
+    /// About how many bytes the page holds: its reply's bytes, or for a decoded page its
+    /// events' payloads and a few hundred bytes an event for the rest of each envelope.
+    public var byteCount: Int {
+        switch self {
+        case .encoded(let page): page.bytes.count
+        case .decoded(let page): page.events.reduce(0) { $0 + $1.data.utf8.count + 300 }
+        }
+    }
+
     /// How many of the page's events belong to a feed topic (the others are of internal
     /// categories, such as e-mail claims, which no read model folds).
     public var topicalCount: Int {
