@@ -17,9 +17,9 @@ import Synchronization
 /// may run on another thread (or process) while this store writes.
 ///
 /// A bulk load (`beginBulkLoad()`, for a rebuild) keeps the rows of many batches in a
-/// `ReadModelChangeBuffer` and writes them when it holds `bulkFlushRows` rows or
-/// `bulkFlushTextBytes` bytes of text, or at `endBulkLoad()`: a rebuild mostly changes rows it created itself, so far fewer rows are
-/// written than events applied. Each write is one transaction with the checkpoint it covers,
+/// `ReadModelChangeBuffer` and writes them once a batch takes it to `bulkFlushRows` rows
+/// or `bulkFlushTextBytes` bytes of text, or at `endBulkLoad()`: a rebuild mostly changes
+/// rows it created itself, so far fewer rows are written than events applied. Each write is one transaction with the checkpoint it covers,
 /// made without a journal or syncs (`SQLiteBulkLoadJournal`); `endBulkLoad()` syncs the file
 /// once and returns it to the WAL.
 public final class SQLiteReadModelStore: ReadModelStore {
@@ -37,9 +37,9 @@ public final class SQLiteReadModelStore: ReadModelStore {
     ///     (with the bench's 1,000,000-event log, 50,000 keeps the query process's peak
     ///     under 100 MB during a rebuild: BENCHMARKS.md).
     ///   - bulkFlushTextBytes: how many bytes of text (`ReadModelChangeBuffer.textBytes`)
-    ///     it holds at most before it writes them, whatever the rows: 50,000 posts of
-    ///     200,000 bytes would be 10 GB. The bench's rows, ~100 bytes of text each, never
-    ///     reach the default before `bulkFlushRows`.
+    ///     a bulk load holds before it writes them, whatever the rows (one batch, a page of
+    ///     at most ~4 MiB, may take it over): 50,000 posts of 200,000 bytes would be 10 GB.
+    ///     The bench's log holds 3–6 MB of text at 50,000 rows, so it never reaches 16 MiB.
     public init(
         path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 50_000,
         bulkFlushTextBytes: Int = 16 << 20

@@ -106,6 +106,24 @@ struct ReadModelChangeBufferTests {
         }
     }
 
+    /// The texts a drained change carries, as `ReadModelChangeBuffer.textBytes` counts
+    /// them: a row's ids and texts, an update's changed texts, nothing for a remove.
+    static func heldText(_ change: ReadModelChange) -> Int {
+        switch change {
+        case .insertUser(let user, _): user.userId.rawValue.utf8.count + user.name.utf8.count + user.email.utf8.count
+        case .updateUser(_, let changes): (changes.name?.utf8.count ?? 0) + (changes.email?.utf8.count ?? 0)
+        case .insertPost(let post, _):
+            post.postId.rawValue.utf8.count + post.authorId.rawValue.utf8.count + post.title.utf8.count
+                + post.content.utf8.count
+        case .updatePost(_, let changes): (changes.title?.utf8.count ?? 0) + (changes.content?.utf8.count ?? 0)
+        case .insertProduct(let product, _): product.productId.rawValue.utf8.count + product.name.utf8.count
+        case .updateProduct(_, let changes): changes.name?.utf8.count ?? 0
+        case .insertOrder(let order, _):
+            order.orderId.rawValue.utf8.count + order.userId.rawValue.utf8.count + order.productId.rawValue.utf8.count
+        case .removeUser, .removePost, .removeProduct: 0
+        }
+    }
+
     @Test("drained changes have the effect of the changes written, from any starting rows, across drains")
     func sameEffect() throws {
         var random = SeededGenerator(seed: 77)
@@ -125,11 +143,18 @@ struct ReadModelChangeBufferTests {
                 direct.apply(change)
                 buffer.write(change)
                 if random.chance(10) {
-                    for change in buffer.drain() { buffered.apply(change) }
+                    let held = buffer.textBytes
+                    let drained = buffer.drain()
+                    #expect(held == drained.reduce(0) { $0 + Self.heldText($1) })
+                    for change in drained { buffered.apply(change) }
                     #expect(buffer.count == 0)
+                    #expect(buffer.textBytes == 0)
                 }
             }
-            for change in buffer.drain() { buffered.apply(change) }
+            let held = buffer.textBytes
+            let drained = buffer.drain()
+            #expect(held == drained.reduce(0) { $0 + Self.heldText($1) })
+            for change in drained { buffered.apply(change) }
             #expect(buffered == direct)
         }
     }

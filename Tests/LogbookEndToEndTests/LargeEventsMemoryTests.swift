@@ -59,7 +59,7 @@ struct LargeEventsMemoryTests {
     static func peakMegabytes(_ pid: pid_t) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        let kilobytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+        let kilobytes = try #require(Int(line.split(whereSeparator: \.isWhitespace)[1]))
         return kilobytes / 1024
     }
 }

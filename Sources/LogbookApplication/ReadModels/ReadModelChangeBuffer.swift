@@ -25,10 +25,11 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
     /// How many rows (and changes kept in order) the buffer holds.
     public var count: Int { users.count + posts.count + products.count + orders.count + inOrder.count }
 
-    /// The UTF-8 bytes of the texts the buffer holds (ids, names, e-mails, titles,
-    /// contents; a text a later change replaced is no longer counted): a bound on it bounds
-    /// the buffer's memory where a bound on `count` cannot, as one post's content may be
-    /// 200,000 bytes.
+    /// The UTF-8 bytes of the texts the buffer holds: its rows' ids, names, e-mails, titles
+    /// and contents, and its updates' changed texts (a text a later change replaced is no
+    /// longer counted; the ids of rows only updated or removed are not counted either). A
+    /// bound on it bounds the buffer's memory where a bound on `count` cannot: one post's
+    /// content may be 200,000 bytes.
     public private(set) var textBytes = 0
 
     /// Writes `changes` in order (what `Projector.apply` does, without a generic writer).
@@ -76,7 +77,7 @@ public struct ReadModelChangeBuffer: ReadModelWriter {
         _ id: Id, _ step: NetChange<View, Changes>.Step, spill: (Changes) -> ReadModelChange
     ) {
         // One lookup: the net change is folded in place, and hands back what it cannot hold.
-        if let pending = table[id, default: NetChange()].foldSpilling(step, textBytes: &textBytes) {
+        if let pending = table[id, default: NetChange()].foldSpilling(step, heldTextBytes: &textBytes) {
             inOrder.append(spill(pending))
             textBytes += pending.textBytes
         }
@@ -180,10 +181,10 @@ private struct NetChange<View: TextSized, Changes: MergeableChanges> {
 
     /// `fold`, first taking out the update of an unknown row when `step` is an insert (an
     /// insert after it is not foldable): the caller hands that update back, before the rest.
-    /// Adds the change in the texts held to `textBytes`.
-    mutating func foldSpilling(_ step: Step, textBytes: inout Int) -> Changes? {
-        let before = self.textBytes
-        defer { textBytes += self.textBytes - before }
+    /// Adds the change in the texts it holds to `heldTextBytes`.
+    mutating func foldSpilling(_ step: Step, heldTextBytes: inout Int) -> Changes? {
+        let before = textBytes
+        defer { heldTextBytes += textBytes - before }
         var pending: Changes?
         if case .insert = step, let update = updateOfUnknownRow {
             pending = update

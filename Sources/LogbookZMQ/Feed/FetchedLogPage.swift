@@ -31,11 +31,11 @@ public enum FetchedLogPage: Sendable {
     }
 
     /// About how many bytes the page holds: its reply's bytes, or for a decoded page its
-    /// events' payloads and a few hundred bytes an event for the rest of each envelope.
+    /// events' payloads and `LogReader.envelopeOverhead` an event for the rest of each envelope.
     public var byteCount: Int {
         switch self {
         case .encoded(let page): page.bytes.count
-        case .decoded(let page): page.events.reduce(0) { $0 + $1.data.utf8.count + 300 }
+        case .decoded(let page): page.events.reduce(0) { $0 + $1.data.utf8.count + LogReader.envelopeOverhead }
         }
     }
 
