@@ -153,6 +153,43 @@ struct FeedFollowerTests {
         }
     }
 
+    @Test("a live batch ends at 16 MiB of messages: 120 queued posts of 200,000 bytes come in two batches")
+    func liveBatchBoundedInBytes() throws {
+        let rig = try Rig()
+        rig.send("RegisterUser", ["userId": "u1", "name": "Ann", "email": "ann@example.com"])  // 1, 2
+        let publisher = try ZMQSocket(rig.context, .publisher)
+        try publisher.bind(rig.feed)
+        var follower = try FeedFollower(rig.context, feed: rig.feed, log: rig.log, topics: [.posts], cursor: 0)
+        #expect(try follower.next().through == 2)
+        Thread.sleep(forTimeInterval: 0.2)  // let the subscription reach the publisher
+        let content = String(repeating: "\u{1D11E}", count: 50_000)  // four UTF-8 bytes each
+        var previous: Int64 = 0
+        for index in 1...120 {
+            let post: JSONValue = [
+                "postId": .string("p\(index)"), "authorId": "u1", "title": "T", "content": .string(content),
+            ]
+            let event = try #require(rig.send("CreatePost", post).first)
+            try publisher.send(try rig.message(event, previous: [.posts: previous, .users: 1]))
+            previous = event.position
+        }
+        Thread.sleep(forTimeInterval: 1)  // ~24 MB over ipc: all of it queued before the first take
+        let first = try Self.nextLive(&follower)
+        // 16 MiB is 83 of these messages; the one that reaches it is the last.
+        #expect(first.events.count == 84)
+        var positions = first.events.map(\.position)
+        while positions.count < 120 {
+            let batch = try Self.nextLive(&follower)
+            #expect(!batch.events.isEmpty)
+            if batch.events.isEmpty { break }
+            positions += batch.events.map(\.position)
+        }
+        #expect(positions == Array(3...122))
+        do {
+            let value = follower.holesDetected
+            #expect(value == 0)
+        }
+    }
+
     @Test("a catch-up over many full pages, read ahead, hands out every event once, also after a reset")
     func catchUpOverManyPages() throws {
         let rig = try Rig()

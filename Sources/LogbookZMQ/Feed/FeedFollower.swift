@@ -17,6 +17,9 @@ public struct FeedFollower: ~Copyable {
     /// How many events one log read asks for (`pageSize` unless a test asks for less).
     public let pageSize: Int
     static let maximumLiveBatch = 2_000
+    /// A live batch also ends once its messages reach this many bytes (one more message may
+    /// go over): 2,000 posts of 200,000 bytes would be 400 MB.
+    static let maximumLiveBatchBytes = 16 << 20
     static let receiveQueueLimit: Int32 = 10_000
 
     private let subscriber: ZMQSocket
@@ -113,11 +116,13 @@ public struct FeedFollower: ~Copyable {
 
     /// The next events in position order, all after the old cursor and gap-free; the
     /// cursor has moved to `through`. While catching up this is one page of the log;
-    /// otherwise the live messages waiting now (possibly none).
+    /// otherwise the live messages waiting now (possibly none), up to `maximumLiveBatch`
+    /// events or `maximumLiveBatchBytes` bytes.
     public mutating func next() throws(FeedFollowError) -> FeedBatch {
         if needsCatchUp { return try readLogPage() }
         var events: [RecordedEvent] = []
-        while events.count < Self.maximumLiveBatch {
+        var bytes = 0
+        while events.count < Self.maximumLiveBatch, bytes < Self.maximumLiveBatchBytes {
             let frames: [[UInt8]]?
             do {
                 frames = try subscriber.receive(wait: false)
@@ -141,6 +146,7 @@ public struct FeedFollower: ~Copyable {
             }
             events.append(message.event)
             cursor = message.event.position
+            bytes += frames.reduce(0) { $0 + $1.count }
         }
         return FeedBatch(events: events, through: cursor)
     }
