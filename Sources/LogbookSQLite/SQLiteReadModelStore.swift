@@ -19,9 +19,9 @@ import Synchronization
 /// A bulk load (`beginBulkLoad()`, for a rebuild) keeps the rows of many batches in a
 /// `ReadModelChangeBuffer` and writes them once a batch takes it to `bulkFlushRows` rows
 /// or `bulkFlushTextBytes` bytes of text, or at `endBulkLoad()`: a rebuild mostly changes
-/// rows it created itself, so far fewer rows are written than events applied. Each write is one transaction with the checkpoint it covers,
-/// made without a journal or syncs (`SQLiteBulkLoadJournal`); `endBulkLoad()` syncs the file
-/// once and returns it to the WAL.
+/// rows it created itself, so far fewer rows are written than events applied. Each write
+/// is one transaction with the checkpoint it covers, made without a journal or syncs
+/// (`SQLiteBulkLoadJournal`); `endBulkLoad()` syncs the file once and returns it to the WAL.
 public final class SQLiteReadModelStore: ReadModelStore {
     public let path: String
     private let connection: Mutex<SQLiteConnection>

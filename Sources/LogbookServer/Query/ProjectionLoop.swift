@@ -68,8 +68,8 @@ struct ProjectionLoop: ~Copyable {
 
     /// Behind (at start, after a hole, after a quiet second): gathers pages of the log, kept
     /// as their bytes, up to `catchUpBatch` events or `catchUpBytes` bytes, and applies them
-    /// with the checkpoint they reach in one transaction. Their events of the feed's topics count as applied (as from
-    /// `FeedFollower.next()`, which hands out only those).
+    /// with the checkpoint they reach in one transaction. Their events of the feed's topics
+    /// count as applied (as from `FeedFollower.next()`, which hands out only those).
     private mutating func catchUp(from first: (page: FetchedLogPage, through: Int64)) throws {
         var pages = [first]
         var events = first.page.count
