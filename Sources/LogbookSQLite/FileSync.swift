@@ -1,7 +1,8 @@
 import Foundation
 
 /// Syncing files and directories to the disk outside SQLite (the deferred-sync horizon, the
-/// backup), with the failure as a sentence naming the path, or nil when it worked.
+/// backup, a bulk load's marker), with the failure as a sentence naming the path, or nil
+/// when it worked.
 enum FileSync {
     /// `fdatasync` (or, with `dataOnly` false, `fsync`) of an open descriptor, retried when
     /// a signal interrupts it.
@@ -23,5 +24,12 @@ enum FileSync {
         }
         defer { close(descriptor) }
         return sync(descriptor, path: path, dataOnly: false)
+    }
+
+    /// `fsync`s the directory that holds `path` (the current one for a bare name), so that
+    /// a file created, linked or removed there stays so after a crash.
+    static func syncDirectory(containing path: String) -> String? {
+        let directory = (path as NSString).deletingLastPathComponent
+        return sync(path: directory.isEmpty ? "." : directory, missingIsFine: false)
     }
 }

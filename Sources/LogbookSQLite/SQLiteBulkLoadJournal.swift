@@ -74,9 +74,6 @@ enum SQLiteBulkLoadJournal {
     }
 
     private static func sync(directoryOf path: String) throws(ReadModelStoreError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        if let failure = FileSync.sync(path: directory.isEmpty ? "." : directory, missingIsFine: false) {
-            throw .unavailable(failure)
-        }
+        if let failure = FileSync.syncDirectory(containing: path) { throw .unavailable(failure) }
     }
 }

@@ -132,7 +132,7 @@ final class SQLiteConnection {
     /// Back to SQLite's automatic checkpoint in the committing call.
     func removeWALHook() {
         sqlite3_wal_hook(handle, nil, nil)
-        sqlite3_wal_autocheckpoint(handle, 1_000)
+        setAutomaticCheckpoint(pages: 1_000)
     }
 
     /// SQLite's automatic checkpoint runs in a commit that leaves the WAL at `pages` pages

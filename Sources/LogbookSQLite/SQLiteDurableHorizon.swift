@@ -80,9 +80,8 @@ public final class SQLiteDurableHorizon: LogFlusher {
             guard file.descriptor >= 0 else {
                 return .failure(.unavailable("cannot open \(walPath): \(String(cString: strerror(errno)))"))
             }
-            let directory = (walPath as NSString).deletingLastPathComponent
             if let failure = FileSync.sync(file.descriptor, path: walPath, dataOnly: true)
-                ?? FileSync.sync(path: directory, missingIsFine: false)
+                ?? FileSync.syncDirectory(containing: walPath)
             {
                 return .failure(.unavailable(failure, cause: .ioError))
             }

@@ -43,7 +43,7 @@ public enum SQLiteEventLogBackup {
                     : .io("cannot link \(partial) to \(destination): \(String(cString: strerror(error)))")
             }
             unlink(partial)
-            try sync((destination as NSString).deletingLastPathComponent)
+            if let failure = FileSync.syncDirectory(containing: destination) { throw .io(failure) }
             return summary
         } catch {
             for leftover in [partial, partial + "-journal", partial + "-wal", partial + "-shm"] { unlink(leftover) }
