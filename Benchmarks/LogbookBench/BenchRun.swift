@@ -47,6 +47,7 @@ public final class BenchRun: Sendable {
         let started = BenchClock.nanoseconds()
         let startedAt = Timestamp(millisecondsSinceEpoch: Int64(BenchClock.wallMilliseconds())).rfc3339
         let loadBefore = MachineInfo.loadAverage()
+        let machineBefore = MachineCPU.now()
         var figures: [BenchFigure] = []
         var failures: [String] = []
         do throws(BenchError) {
@@ -61,6 +62,8 @@ public final class BenchRun: Sendable {
         return BenchReport(
             figures: figures, machine: MachineInfo.current(), commandLine: commandLine, startedAt: startedAt,
             seconds: BenchClock.seconds(since: started), settings: options.json.objectValue ?? [:],
-            loadBefore: loadBefore, loadAfter: MachineInfo.loadAverage(), failures: failures)
+            loadBefore: loadBefore, loadAfter: MachineInfo.loadAverage(),
+            stealPercent: MachineCPU.stealShare(from: machineBefore, to: MachineCPU.now()).map { $0 * 100 },
+            failures: failures)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Bench: the machine's processor time and the processor time per command")
 struct MachineCPUTests {
-    @Test("busy is user, nice, system, irq, softirq and steal; the total adds idle and iowait")
+    @Test("busy is user, nice, system, irq and softirq; steal apart; the total adds idle, iowait and steal")
     func parsesTheCPULine() throws {
         let text = """
             cpu  100 5 40 800 20 3 2 1 0 0
@@ -13,7 +13,8 @@ struct MachineCPUTests {
             intr 12345
             """
         let reading = try #require(MachineCPU.parse(procStat: text))
-        #expect(reading.busyTicks == 151)
+        #expect(reading.busyTicks == 150)
+        #expect(reading.stealTicks == 1)
         #expect(reading.totalTicks == 971)
     }
 
@@ -24,12 +25,21 @@ struct MachineCPUTests {
         #expect(MachineCPU.parse(procStat: "") == nil)
     }
 
-    @Test("the busy share between two readings")
-    func busyShare() {
+    @Test("the busy share is of the time the machine had; the steal share is of all the time")
+    func busyAndStealShares() {
         let before = MachineCPU(busyTicks: 1_000, totalTicks: 4_000)
         let after = MachineCPU(busyTicks: 1_150, totalTicks: 4_200)
         #expect(MachineCPU.busyShare(from: before, to: after) == 0.75)
+        #expect(MachineCPU.stealShare(from: before, to: after) == 0)
         #expect(MachineCPU.busyShare(from: before, to: before) == nil)
+        #expect(MachineCPU.stealShare(from: before, to: before) == nil)
+        // 400 ticks pass, the host takes 100 of them: 300 left, 150 of them busy.
+        let stolen = MachineCPU(busyTicks: 1_150, stealTicks: 100, totalTicks: 4_400)
+        #expect(MachineCPU.busyShare(from: before, to: stolen) == 0.5)
+        #expect(MachineCPU.stealShare(from: before, to: stolen) == 0.25)
+        // All of it stolen: nothing was had, so no busy share.
+        let allStolen = MachineCPU(busyTicks: 1_000, stealTicks: 10, totalTicks: 4_010)
+        #expect(MachineCPU.busyShare(from: before, to: allStolen) == nil)
     }
 
     @Test("per command: this process's time, the machine's, and the bound they give")
@@ -54,7 +64,10 @@ struct MachineCPUTests {
         let machine = try #require(figures["machineCPUMicrosecondsPerCommand"])
         #expect(machine >= 20)
         let bound = try #require(figures["processorBoundPerSecond"])
-        let processors = Double(ProcessInfo.processInfo.activeProcessorCount)
+        let steal = try #require(figures["machineStealPercent"])
+        #expect(steal >= 0 && steal <= 100)
+        let processors = Double(ProcessInfo.processInfo.activeProcessorCount) * (1 - steal / 100)
+        // machine and steal are rounded to one decimal: allow for it.
         #expect(abs(bound - processors * 1e6 / machine) <= bound * 0.01 + 1)
         #expect(try #require(figures["machineBusyPercent"]) > 0)
         #expect(clocks.perCommand(0).isEmpty)

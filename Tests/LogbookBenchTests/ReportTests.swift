@@ -50,6 +50,10 @@ struct ReportTests {
         #expect(object["machine"]?.objectValue?["processors"] == 2)
         #expect(object["machine"]?.objectValue?["gitCommit"] == "0123456789abcdef")
         #expect(object["loadAverage"]?.objectValue?["before"] == "0.10 0.20 0.30")
+        #expect(object["machineStealPercent"] == .null)
+        var stolen = report
+        stolen.stealPercent = 16.91234
+        #expect(try JSONParser.parse(stolen.jsonText).objectValue?["machineStealPercent"] == .double(16.9123))
         #expect(object["failures"] == ["feed: no reply"])
         let figures = try #require(object["figures"]?.arrayValue)
         #expect(figures.count == 2)
@@ -85,5 +89,18 @@ struct ReportTests {
         #expect(baselineLine?.contains("48,000/s") == true)
         #expect(baselineLine?.contains("0.75×") == true)
         #expect(text.contains("meanBatch 312.5"))
+        #expect(text.contains("steal: not readable"))
+    }
+
+    @Test("the table says how much processor time the host took, and warns when it was noticeable")
+    func stealLine() {
+        var report = Self.report([Self.throughput])
+        report.stealPercent = 0.4
+        let quiet = report.tableText.split(separator: "\n").first { $0.hasPrefix("steal") }
+        #expect(quiet == "steal 0.4 % of the processors' time")
+        report.stealPercent = 16.9
+        let noisy = report.tableText.split(separator: "\n").first { $0.hasPrefix("steal") }
+        #expect(noisy?.hasPrefix("steal 16.9 % of the processors' time (the host ran other work") == true)
+        #expect(noisy?.contains("compare their ratios") == true)
     }
 }

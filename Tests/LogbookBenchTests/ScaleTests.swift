@@ -32,10 +32,10 @@ struct ScaleTests {
         #expect(ProcessTreeCPU.seconds(of: getpid()) != nil)
     }
 
-    @Test("/proc/stat gives the share of all processors busy, steal and irq included, idle and iowait not")
+    @Test("/proc/stat gives the share of the processors' time busy, irq included, idle, iowait and steal not")
     func machineCPU() throws {
         let before = try #require(MachineCPU.parse(procStat: "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3 4 5 6 7 8\n"))
-        #expect(before == MachineCPU(busyTicks: 150, totalTicks: 1000))
+        #expect(before == MachineCPU(busyTicks: 150, stealTicks: 0, totalTicks: 1000))
         let after = MachineCPU(busyTicks: 250, totalTicks: 1200)
         #expect(MachineCPU.busyShare(from: before, to: after) == 0.5)
         #expect(MachineCPU.parse(procStat: "intr 1 2 3") == nil)

@@ -53,11 +53,14 @@ enum ProcessTreeCPU {
     }
 }
 
-/// The whole machine's processor time from the first line of `/proc/stat`: busy (user,
-/// nice, system, irq, softirq, steal) and all, in ticks. Two readings give the share of
-/// every processor that was busy meanwhile, whoever used it.
+/// The whole machine's processor time from the first line of `/proc/stat`, in ticks: busy
+/// (user, nice, system, irq, softirq), stolen (steal: time this virtual machine's processors
+/// were ready to run while the host ran something else) and all. Two readings give the
+/// share of the processor time the machine had that was busy meanwhile, whoever used it,
+/// and the share the host took.
 struct MachineCPU: Sendable, Equatable {
     var busyTicks: Double
+    var stealTicks: Double = 0
     var totalTicks: Double
 
     static func now() -> MachineCPU? {
@@ -70,13 +73,22 @@ struct MachineCPU: Sendable, Equatable {
         guard let line = text.split(separator: "\n").first, line.hasPrefix("cpu ") else { return nil }
         let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
         guard values.count >= 8 else { return nil }
-        let busy = values[0] + values[1] + values[2] + values[5] + values[6] + values[7]
-        return MachineCPU(busyTicks: busy, totalTicks: busy + values[3] + values[4])
+        let busy = values[0] + values[1] + values[2] + values[5] + values[6]
+        return MachineCPU(busyTicks: busy, stealTicks: values[7], totalTicks: busy + values[3] + values[4] + values[7])
     }
 
-    /// The share (0…1) of all processors busy between two readings.
+    /// The share (0…1) of the processor time the machine had (all of it but the stolen) that
+    /// was busy between two readings.
     static func busyShare(from before: MachineCPU?, to after: MachineCPU?) -> Double? {
+        guard let before, let after else { return nil }
+        let had = (after.totalTicks - before.totalTicks) - (after.stealTicks - before.stealTicks)
+        guard had > 0 else { return nil }
+        return (after.busyTicks - before.busyTicks) / had
+    }
+
+    /// The share (0…1) of all processor time between two readings that the host took (steal).
+    static func stealShare(from before: MachineCPU?, to after: MachineCPU?) -> Double? {
         guard let before, let after, after.totalTicks > before.totalTicks else { return nil }
-        return (after.busyTicks - before.busyTicks) / (after.totalTicks - before.totalTicks)
+        return (after.stealTicks - before.stealTicks) / (after.totalTicks - before.totalTicks)
     }
 }

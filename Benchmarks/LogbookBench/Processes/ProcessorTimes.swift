@@ -33,7 +33,8 @@ struct ProcessorTimes {
     }
 
     /// For `commands` answered since `init`: `perProcess` and the bench's clients' time per
-    /// command (one decimal), the machine's, how busy it was, and `processorBoundPerSecond`.
+    /// command (one decimal), the machine's (steal not counted), how busy it was, the share
+    /// of its processor time the host took, and `processorBoundPerSecond`.
     func perCommand(_ commands: Int) -> [(String, Double)] {
         guard commands > 0 else { return [] }
         var figures = perProcess(
@@ -46,8 +47,11 @@ struct ProcessorTimes {
         if let share = MachineCPU.busyShare(from: machine, to: now) {
             figures.append(("machineBusyPercent", Self.rounded(share * 100, decimals: 1)))
         }
+        let stolen = MachineCPU.stealShare(from: machine, to: now) ?? 0
+        figures.append(("machineStealPercent", Self.rounded(stolen * 100, decimals: 1)))
         if machineMicros > 0 {
-            let processors = Double(ProcessInfo.processInfo.activeProcessorCount)
+            // The processors the host left this machine: with steal, fewer than it has.
+            let processors = Double(ProcessInfo.processInfo.activeProcessorCount) * (1 - stolen)
             figures.append(("processorBoundPerSecond", (processors * 1e6 / machineMicros).rounded()))
         }
         return figures

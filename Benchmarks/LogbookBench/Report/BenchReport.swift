@@ -16,12 +16,17 @@ public struct BenchReport: Sendable, Equatable {
     /// `/proc/loadavg` before and after the run: how busy the machine was.
     public var loadBefore: String
     public var loadAfter: String
+    /// The share (percent) of the processors' time over the whole run that the host of this
+    /// virtual machine took for other work (`/proc/stat` steal); nil where it cannot be read.
+    /// Above a few percent, figures of this run are slowed unevenly: compare their ratios.
+    public var stealPercent: Double?
     /// Steps that failed (each also has a row); the bench exits non-zero when there are any.
     public var failures: [String]
 
     public init(
         figures: [BenchFigure], machine: MachineInfo, commandLine: String, startedAt: String, seconds: Double,
-        settings: JSONObject, loadBefore: String, loadAfter: String, failures: [String] = []
+        settings: JSONObject, loadBefore: String, loadAfter: String, stealPercent: Double? = nil,
+        failures: [String] = []
     ) {
         self.figures = figures
         self.machine = machine
@@ -31,6 +36,7 @@ public struct BenchReport: Sendable, Equatable {
         self.settings = settings
         self.loadBefore = loadBefore
         self.loadAfter = loadAfter
+        self.stealPercent = stealPercent
         self.failures = failures
     }
 
@@ -42,6 +48,7 @@ public struct BenchReport: Sendable, Equatable {
             "seconds": .double(Self.rounded(seconds)),
             "machine": machine.json,
             "loadAverage": ["before": .string(loadBefore), "after": .string(loadAfter)],
+            "machineStealPercent": stealPercent.map { .double(Self.rounded($0)) } ?? .null,
             "settings": .object(settings),
             "figures": .array(figures.map(Self.json)),
             "failures": .array(failures.map(JSONValue.string)),

@@ -38,6 +38,7 @@ enum ReportTable {
             "machine: \(report.machine.summary)",
             "load average before \(report.loadBefore), after \(report.loadAfter); "
                 + "ran \(NumberFormat.decimal(report.seconds, places: 1)) s from \(report.startedAt)",
+            stealLine(report.stealPercent),
             "ratio = figure ÷ baseline, both measured in this run",
             "",
         ]
@@ -53,6 +54,19 @@ enum ReportTable {
             for note in notesAfter[index] ?? [] { lines.append("      " + note) }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Steal above this share of the run's processor time makes the table say its figures
+    /// are not to be compared as they are.
+    static let noticeableStealPercent = 2.0
+
+    /// How much processor time the host of this virtual machine took during the run.
+    static func stealLine(_ percent: Double?) -> String {
+        guard let percent else { return "steal: not readable (/proc/stat)" }
+        let share = "steal \(NumberFormat.decimal(percent, places: 1)) % of the processors' time"
+        return percent < noticeableStealPercent
+            ? share
+            : share + " (the host ran other work meanwhile: figures are slowed unevenly, compare their ratios)"
     }
 
     private static func detailText(_ value: JSONValue) -> String {
