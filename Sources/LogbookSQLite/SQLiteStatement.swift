@@ -11,6 +11,11 @@ enum SQLiteValue {
 final class SQLiteStatement {
     private let raw: OpaquePointer
     private unowned let connection: SQLiteConnection
+    /// The bytes of the texts bound with `bindUncopied`, which SQLite reads in place: it
+    /// lives as long as the statement (freed after its connection finalized it).
+    private var uncopied: UnsafeMutableRawBufferPointer?
+    /// How much of `uncopied` the texts bound since `startUncopiedTexts` take.
+    private var uncopiedUsed = 0
 
     /// SQLite copies bound text immediately with this destructor (`SQLITE_TRANSIENT` does not import).
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -19,6 +24,8 @@ final class SQLiteStatement {
         self.raw = raw
         self.connection = connection
     }
+
+    deinit { uncopied?.deallocate() }
 
     func finalize() { sqlite3_finalize(raw) }
 
@@ -64,6 +71,45 @@ final class SQLiteStatement {
         return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { text in
             sqlite3_bind_text64(raw, index, text, UInt64(bytes.count), Self.transient, UInt8(SQLITE_UTF8))
         }
+    }
+
+    /// Makes room for `bytes` of UTF-8 to bind with `bindUncopied` before the next run,
+    /// reusing the room the texts bound that way before took. When it must grow, every
+    /// binding is cleared first, so none points into the room given up.
+    func startUncopiedTexts(bytes: Int) {
+        let capacity = uncopied?.count ?? 0
+        if bytes > capacity {
+            sqlite3_clear_bindings(raw)
+            uncopied?.deallocate()
+            uncopied = .allocate(byteCount: max(bytes, 2 * capacity, 256), alignment: 1)
+        }
+        uncopiedUsed = 0
+    }
+
+    /// Binds text to parameter `index` without SQLite copying it (`SQLITE_STATIC`): its
+    /// UTF-8 goes into this statement's own room (made by `startUncopiedTexts`, which must
+    /// have counted it), where SQLite reads it in place until it is bound again. SQLite as
+    /// Debian builds it has no lookaside memory, so every copied text is a malloc and a free.
+    func bindUncopied(_ index: Int32, _ text: String) throws(SQLiteError) {
+        let count = text.utf8.count
+        guard let room = uncopied, let base = room.baseAddress, uncopiedUsed + count <= room.count else {
+            preconditionFailure("bindUncopied: \(count) bytes more than startUncopiedTexts made room for")
+        }
+        let start = base + uncopiedUsed
+        let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            UnsafeMutableRawBufferPointer(start: start, count: count).copyMemory(from: UnsafeRawBufferPointer(bytes))
+            return true
+        }
+        if copied == nil {
+            for (offset, byte) in text.utf8.enumerated() {
+                start.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
+            }
+        }
+        uncopiedUsed += count
+        // A non-null pointer even for the empty string: a null one would bind NULL.
+        let result = sqlite3_bind_text64(
+            raw, index, start.assumingMemoryBound(to: CChar.self), UInt64(count), nil, UInt8(SQLITE_UTF8))
+        guard result == SQLITE_OK else { throw connection.error(result) }
     }
 
     func bindNull(_ index: Int32) throws(SQLiteError) {
