@@ -96,14 +96,12 @@ final class SQLiteStatement {
             preconditionFailure("bindUncopied: \(count) bytes more than startUncopiedTexts made room for")
         }
         let start = base + uncopiedUsed
-        let copied: Bool? = text.utf8.withContiguousStorageIfAvailable { bytes in
+        let copy = { (bytes: UnsafeBufferPointer<UInt8>) in
             UnsafeMutableRawBufferPointer(start: start, count: count).copyMemory(from: UnsafeRawBufferPointer(bytes))
-            return true
         }
-        if copied == nil {
-            for (offset, byte) in text.utf8.enumerated() {
-                start.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
-            }
+        if text.utf8.withContiguousStorageIfAvailable(copy) == nil {
+            var contiguous = text  // `withUTF8` makes it contiguous first (never needed for a native string)
+            contiguous.withUTF8(copy)
         }
         uncopiedUsed += count
         // A non-null pointer even for the empty string: a null one would bind NULL.
