@@ -17,6 +17,8 @@ struct Configuration {
     static let storageSettings: [OptionSpec] = [.store, .readStore, .hints]
     /// Where a process serves its metrics, which only `run` and `up` take.
     static let metricsSettings: [OptionSpec] = [.metrics]
+    /// How a query process follows the feed, which only `run` takes.
+    static let followSettings: [OptionSpec] = [.idleCatchUp]
 
     let dataDirectory: String
     /// The endpoints as the settings give them; `commands` may list several workers, which
@@ -32,6 +34,8 @@ struct Configuration {
     let storage: StorageSettings
     /// Where to serve metrics over HTTP; nil (off) unless the command declares `--metrics` and it is set.
     let metrics: MetricsAddress?
+    /// How long a query process lets the feed stay quiet before it reads the log anyway.
+    let idleCatchUpMilliseconds: Int
 
     init(arguments: Arguments, environment: [String: String]) throws(CLIError) {
         func setting(_ option: OptionSpec) -> String {
@@ -61,6 +65,19 @@ struct Configuration {
         diagnosticsLevel = level
         storage = try StorageSettings(arguments: arguments, environment: environment)
         metrics = try Self.metricsAddress(arguments: arguments, environment: environment)
+        idleCatchUpMilliseconds = try Self.idleCatchUp(arguments: arguments, environment: environment)
+    }
+
+    private static func idleCatchUp(arguments: Arguments, environment: [String: String]) throws(CLIError) -> Int {
+        let range = 1...86_400_000
+        guard arguments.declares(.idleCatchUp), let text = arguments.setting(.idleCatchUp, environment: environment)
+        else { return QueryService.defaultIdleCatchUpMilliseconds }
+        guard let milliseconds = Int(text), range.contains(milliseconds) else {
+            throw .usage(
+                "\(OptionSpec.idleCatchUp.flag) must be a whole number of milliseconds from \(range.lowerBound) "
+                    + "to \(range.upperBound)")
+        }
+        return milliseconds
     }
 
     private static func metricsAddress(arguments: Arguments, environment: [String: String]) throws(CLIError)
@@ -160,6 +177,11 @@ extension OptionSpec {
         "serve Prometheus metrics at http://HOST:PORT/metrics (run; up gives the worker PORT, the query process "
             + "PORT+1); default off",
         environment: "LOGBOOK_METRICS")
+    static let idleCatchUp = OptionSpec.option(
+        "idle-catch-up-ms", "MS",
+        "run query: how long the feed may stay quiet before the process reads the log anyway, so that a lost "
+            + "last message is found",
+        default: "\(QueryService.defaultIdleCatchUpMilliseconds)", environment: "LOGBOOK_IDLE_CATCH_UP_MS")
     static let logLevel = OptionSpec.option(
         "log-level", "L", Configuration.levelNames, default: Diagnostics.Level.info.name,
         environment: "LOGBOOK_LOG_LEVEL")

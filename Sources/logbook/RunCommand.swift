@@ -38,7 +38,8 @@ struct RunCommand: ConfiguredCommand {
             and its store open, STOPPING=1 on SIGTERM, and with WatchdogSec= its serving loops send
             WATCHDOG=1 while each of them keeps turning (a wedged loop stops them).
             """,
-        settings: Configuration.settings + Configuration.storageSettings + Configuration.metricsSettings)
+        settings: Configuration.settings + Configuration.storageSettings + Configuration.metricsSettings
+            + Configuration.followSettings)
 
     let arguments: Arguments
     let configuration: Configuration
@@ -170,6 +171,7 @@ struct RunCommand: ConfiguredCommand {
                 endpoints: configuration.queryEndpoints,
                 generations: SQLiteReadModelGenerations(directory: configuration.dataDirectory), clock: SystemClock(),
                 diagnostics: diagnostics, security: security, clientKeys: clientKeys, supervision: supervision,
+                idleCatchUpMilliseconds: configuration.idleCatchUpMilliseconds,
                 releaseFreeMemory: MallocArenas.releaseFreeMemory)
         } catch {
             throw .unavailable(error.description)

@@ -59,7 +59,7 @@ struct BackupTests {
     func underLoad() async throws {
         let cluster = try await ServiceCluster.started()
         let stream = try CommandStream(cluster, senders: 3)
-        #expect(await eventually(within: .seconds(60)) { stream.receipts.value.count >= 300 })
+        #expect(await eventually(within: patience) { stream.receipts.value.count >= 300 })
 
         // The copy goes straight into the data directory of a second service.
         let restored = try ServiceCluster()
@@ -68,7 +68,7 @@ struct BackupTests {
         let backup = try await runLogbook(["backup", destination, "--data-dir", cluster.workerDataDirectory])
         let acknowledgedDuring = stream.receipts.value.count - acknowledgedBefore.count
         #expect(
-            await eventually(within: .seconds(30)) {
+            await eventually(within: patience) {
                 stream.receipts.value.count >= acknowledgedBefore.count + acknowledgedDuring + 50
             })
         await stream.stop()

@@ -51,7 +51,7 @@ struct BenchCLITests {
     func benchMissing() async throws {
         let cluster = try ServiceCluster()
         let alone = cluster.directory.appendingPathComponent("logbook")
-        try FileManager.default.copyItem(at: ServiceCluster.binary, to: alone)
+        try await copyExecutable(ServiceCluster.binary, to: alone)
         let result = try await runLogbook(["bench", "--quick"], executable: alone)
         #expect(result.status == 3)
         #expect(result.stdout.isEmpty)

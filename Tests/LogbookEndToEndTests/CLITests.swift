@@ -24,8 +24,9 @@ struct CLITests {
 
         // They work together: a command is applied by the query process.
         let sent = try await cluster.client().send(type: "AddProduct", data: Fixture.product("tea"))
-        let answer = try await cluster.client().query(
-            type: "GetProduct", data: ["productId": "tea"], minPosition: sent.position, timeoutMs: 10_000)
+        let answer = try await cluster.patientClient().query(
+            type: "GetProduct", data: ["productId": "tea"], minPosition: sent.position,
+            timeoutMs: patientQueryMilliseconds)
         #expect(answer.result["productId"] == "tea")
         #expect(FileManager.default.fileExists(atPath: dataDirectory + "/events.sqlite3"))
 
@@ -50,7 +51,7 @@ struct CLITests {
         // The worker is the child that listens on the commands port; kill whichever child
         // comes first and expect the other to be stopped.
         kill(children[0], SIGKILL)
-        #expect(await up.waitForExit(within: .seconds(15)) == 3, "\(up.stderr)")
+        #expect(await up.waitForExit(within: patience) == 3, "\(up.stderr)")
         #expect(up.stderr.contains("ended (signal 9); stopping the rest"), "\(up.stderr)")
         for pid in children { #expect(!processExists(pid)) }
         for endpoint in [cluster.commands, cluster.queries] { #expect(!isListening(endpoint)) }
@@ -106,7 +107,7 @@ struct CLITests {
         let head = try await cluster.head()
         let before = try await cluster.queryStatus(after: head)
         let oldGeneration = try #require(before["generation"]?.intValue)
-        let answers = try await ReadModelSnapshot.read(client, after: head)
+        let answers = try await ReadModelSnapshot.read(of: cluster, after: head)
 
         let result = try await cluster.run(["rebuild"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -120,12 +121,13 @@ struct CLITests {
         #expect(after["generation"] == .int(oldGeneration + 1))
         #expect(after["rebuild"] == ["state": "idle"])
         #expect(after["readModels"] == before["readModels"])
-        #expect(try await ReadModelSnapshot.read(client, after: head) == answers)
+        #expect(try await ReadModelSnapshot.read(of: cluster, after: head) == answers)
 
         // The new generation keeps following the feed.
         let later = try await client.send(type: "AddProduct", data: Fixture.product("after-rebuild"))
-        let answer = try await client.query(
-            type: "GetProduct", data: ["productId": "after-rebuild"], minPosition: later.position, timeoutMs: 10_000)
+        let answer = try await cluster.patientClient().query(
+            type: "GetProduct", data: ["productId": "after-rebuild"], minPosition: later.position,
+            timeoutMs: patientQueryMilliseconds)
         #expect(answer.result["productId"] == "after-rebuild")
         let again = try await cluster.run(["rebuild"])
         #expect(try again.json()["generation"] == .int(oldGeneration + 2))
@@ -160,7 +162,7 @@ struct CLITests {
         #expect(
             statusAfter["rebuild"]?["state"] != "idle" || statusAfter["generation"] == .int(oldGeneration + 1),
             "\(statusAfter)")
-        let settled = try await eventually(within: .seconds(30)) {
+        let settled = try await eventually(within: patience) {
             try await client.status(of: .queries)["rebuild"] == ["state": "idle"]
         }
         #expect(settled, "the rebuild finished")
@@ -171,7 +173,8 @@ struct CLITests {
         #expect(retried["ok"] == true)
         #expect(retried["result"]?["rebuild"] == ["state": "idle"])
         #expect(retried["result"]?["generation"] == .int(oldGeneration + 1))
-        let answer = try await client.query(type: "ListUsers", minPosition: head, timeoutMs: 10_000)
+        let answer = try await cluster.patientClient().query(
+            type: "ListUsers", minPosition: head, timeoutMs: patientQueryMilliseconds)
         #expect(answer.result["total"] == before["readModels"]?["users"])
         #expect(cluster.errorLines(of: "query").isEmpty, "\(cluster.stderr(of: "query"))")
     }
@@ -201,7 +204,7 @@ struct CLITests {
         #expect(status["readModels"] == expectedCounts(log))
         #expect(
             try await client.query(type: "GetProduct", data: ["productId": "p1-1"]).result["stock"] == .int(5 + 2 + 60))
-        let afterLoad = try await ReadModelSnapshot.read(client, after: head)
+        let afterLoad = try await ReadModelSnapshot.read(of: cluster, after: head)
         #expect(afterLoad.products.count == 10 + 60)
 
         // Killed and restarted, the query process opens the rebuilt generation, and only it.
@@ -210,14 +213,14 @@ struct CLITests {
         let restarted = try await cluster.queryStatus(after: head)
         #expect(restarted["generation"] == 2)
         #expect(restarted["eventsApplied"] == 0)
-        #expect(try await ReadModelSnapshot.read(client, after: head) == afterLoad)
+        #expect(try await ReadModelSnapshot.read(of: cluster, after: head) == afterLoad)
         let files = try FileManager.default.contentsOfDirectory(atPath: cluster.queryDataDirectory)
         #expect(files.filter { $0.hasSuffix(".sqlite3") } == ["readmodels-2.sqlite3"])
 
         // And a second rebuild, with nothing moving, answers the same.
         let second = try await cluster.run(["rebuild"])
         #expect(try second.json()["generation"] == 3, "\(second.stdout) \(second.stderr)")
-        #expect(try await ReadModelSnapshot.read(client, after: head) == afterLoad)
+        #expect(try await ReadModelSnapshot.read(of: cluster, after: head) == afterLoad)
     }
 
     @Test("logbook up with a port already taken exits 3 and leaves no child behind")
@@ -232,7 +235,7 @@ struct CLITests {
         let blocking = await eventually { (try? await client.status(of: .commands)) != nil }
         try #require(blocking)
         let up = try cluster.background(["up", "--data-dir", cluster.directory.appendingPathComponent("up").path])
-        #expect(await up.waitForExit(within: .seconds(15)) == 3, "\(up.stderr)")
+        #expect(await up.waitForExit(within: patience) == 3, "\(up.stderr)")
         #expect(up.stderr.contains("Address already in use"), "\(up.stderr)")
         #expect(up.stderr.contains("up: the worker process ended (exit status 3); stopping the rest"), "\(up.stderr)")
         #expect(childProcesses(of: up.pid).isEmpty)

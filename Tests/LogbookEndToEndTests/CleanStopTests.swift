@@ -35,7 +35,7 @@ struct CleanStopTests {
                 }
             }
         }
-        let loaded = await eventually(within: .seconds(30)) { acknowledged.value.count >= 500 }
+        let loaded = await eventually(within: patience) { acknowledged.value.count >= 500 }
         #expect(loaded, "only \(acknowledged.value.count) commands were acknowledged")
         #expect(cluster.stopWorker(SIGTERM) == 0, "\(cluster.stderr(of: "worker"))")
         // What the stopped worker committed ends here: later positions are the next worker's.

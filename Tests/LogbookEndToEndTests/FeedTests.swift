@@ -140,7 +140,7 @@ struct FeedTests {
             _ = try await client.send(type: "AddProduct", data: Fixture.product("live\(index)"))
             _ = try await client.send(type: "RegisterUser", data: Fixture.user("live\(index)"))
         }
-        let status = await subscriber.waitForExit(within: .seconds(15))
+        let status = await subscriber.waitForExit(within: patience)
         #expect(status == 0, "subscribe did not end after its limit: \(subscriber.stderr)")
         let all = try await cluster.wholeLog().filter { $0.category == "product" }
         #expect(all.count == before.count + live)
@@ -187,7 +187,7 @@ struct FeedTests {
         let waiting = try cluster.background(["subscribe", "products", "--from", "\(head + 1)", "--limit", "1"])
         let next = try await client.send(type: "AddProduct", data: Fixture.product("after-head"))
         #expect(next.position == head + 1)
-        #expect(await waiting.waitForExit(within: .seconds(15)) == 0, "\(waiting.stderr)")
+        #expect(await waiting.waitForExit(within: patience) == 0, "\(waiting.stderr)")
         #expect(try waiting.jsonLines().compactMap { $0["position"]?.intValue } == [Int(head + 1)])
         #expect(try waiting.jsonLines().first?["stream"] == "product-after-head")
     }
@@ -203,7 +203,7 @@ struct FeedTests {
         // It reads the head when it starts, at a moment this test cannot see: keep adding
         // products until it has printed two.
         let counter = Shared(0)
-        let printed = await eventually(within: .seconds(15)) {
+        let printed = await eventually(within: patience) {
             let index = counter.update { value -> Int in
                 value += 1
                 return value

@@ -37,7 +37,7 @@ struct FullDiskTests {
         #expect(reply.code == "unavailable")
         #expect(reply.message == "the event log is unavailable: disk full")
         #expect(!reply.message.contains("/"), "the message names a path: \(reply.message)")
-        let logged = await eventually(within: .seconds(5)) {
+        let logged = await eventually(within: patience) {
             cluster.stderr(of: "worker").contains("\(folder)/events.sqlite3")
         }
         #expect(logged, "the worker's log does not name the path: \(cluster.stderr(of: "worker"))")

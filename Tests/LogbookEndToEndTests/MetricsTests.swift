@@ -63,7 +63,9 @@ struct MetricsTests {
         #expect(status["latency"]?["commands"] == .int(7))
         #expect(status["latency"]?["commits"] == .int(Int(commits)))
 
-        _ = try await client.query(type: "ListUsers", minPosition: last, timeoutMs: 15_000)
+        let patient = try cluster.patientClient()
+        defer { patient.close() }
+        _ = try await patient.query(type: "ListUsers", minPosition: last, timeoutMs: patientQueryMilliseconds)
         _ = await refusal { try await client.query(type: "GetUser", data: ["userId": "nobody"]) }
         _ = await refusal { try await client.query(type: "NoSuchQuery") }
         let query = try await Scrape.of(queryMetrics)

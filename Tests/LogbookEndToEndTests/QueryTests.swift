@@ -10,7 +10,7 @@ struct QueryTests {
     @Test("a query with minPosition waits for that position, then answers with the write included")
     func minPositionWaits() async throws {
         let cluster = try await ServiceCluster.started()
-        let client = try cluster.client(timeout: .seconds(20), attempts: 1)
+        let client = try cluster.patientClient()
         defer { client.close() }
         let first = try await client.send(type: "AddProduct", data: Fixture.product("first"))
         try await cluster.queryStatus(after: first.position)
@@ -18,7 +18,8 @@ struct QueryTests {
         // Asked before the write exists: the query is parked until the read models reach it.
         let waiting = Task {
             try await client.query(
-                type: "GetProduct", data: ["productId": "late"], minPosition: first.position + 1, timeoutMs: 15_000)
+                type: "GetProduct", data: ["productId": "late"], minPosition: first.position + 1,
+                timeoutMs: patientQueryMilliseconds)
         }
         let parked = await eventually {
             (try? await client.status(of: .queries))?["queriesWaiting"] == .int(1)
@@ -42,7 +43,8 @@ struct QueryTests {
         let registered = try await client.send(type: "RegisterUser", data: Fixture.user("ann"))
         #expect(registered.events.last?.type == "EmailClaimed")
         let user = try await client.query(
-            type: "GetUser", data: ["userId": "ann"], minPosition: registered.position, timeoutMs: 10_000)
+            type: "GetUser", data: ["userId": "ann"], minPosition: registered.position,
+            timeoutMs: patientQueryMilliseconds)
         #expect(user.position >= registered.position)
         #expect(user.result["userId"] == "ann")
 

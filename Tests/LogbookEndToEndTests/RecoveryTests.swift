@@ -76,10 +76,10 @@ struct RecoveryTests {
         #expect(buyerOrders["items"]?.arrayValue?.compactMap { $0["orderId"] } == ["ob8"])
 
         // The same answers as read models rebuilt from position 1.
-        let restarted = try await ReadModelSnapshot.read(client, after: head)
+        let restarted = try await ReadModelSnapshot.read(of: cluster, after: head)
         let rebuild = try await cluster.run(["rebuild"])
         #expect(rebuild.status == 0, "\(rebuild.stdout) \(rebuild.stderr)")
-        let rebuilt = try await ReadModelSnapshot.read(client, after: head)
+        let rebuilt = try await ReadModelSnapshot.read(of: cluster, after: head)
         #expect(restarted == rebuilt)
         #expect(try await client.status(of: .queries)["readModels"] == expectedCounts(log))
         #expect(cluster.errorLines(of: "query").isEmpty, "\(cluster.stderr(of: "query"))")
@@ -143,7 +143,7 @@ struct RecoveryTests {
                 return all
             }
         }
-        let loaded = await eventually(within: .seconds(20)) { acknowledged.value >= 300 }
+        let loaded = await eventually(within: patience) { acknowledged.value >= 300 }
         #expect(loaded, "only \(acknowledged.value) commands were acknowledged")
         #expect(cluster.stopWorker(SIGKILL) == SIGKILL)
         let senders = try await records.value
@@ -216,11 +216,11 @@ struct RecoveryTests {
         let restartHead = try await cluster.head()
         try await cluster.queryStatus(after: restartHead)
 
-        let snapshotBefore = try await ReadModelSnapshot.read(client, after: restartHead)
+        let snapshotBefore = try await ReadModelSnapshot.read(of: cluster, after: restartHead)
         #expect(cluster.stopWorker(SIGTERM) == 0)
         // While the worker is down the read side keeps answering what it has, and a query
         // for a position it cannot reach says so.
-        #expect(try await ReadModelSnapshot.read(client, after: restartHead) == snapshotBefore)
+        #expect(try await ReadModelSnapshot.read(of: cluster, after: restartHead) == snapshotBefore)
         let unreachable = await refusal {
             try await client.query(type: "ListUsers", minPosition: restartHead + 1, timeoutMs: 300)
         }
@@ -266,10 +266,10 @@ struct RecoveryTests {
         #expect(positions == positions.sorted() && Set(positions).count == positions.count)
 
         // And the read models answer as if rebuilt from scratch.
-        let live = try await ReadModelSnapshot.read(client, after: head)
+        let live = try await ReadModelSnapshot.read(of: cluster, after: head)
         let rebuild = try await cluster.run(["rebuild"])
         #expect(rebuild.status == 0, "\(rebuild.stdout) \(rebuild.stderr)")
-        #expect(try await ReadModelSnapshot.read(client, after: head) == live)
+        #expect(try await ReadModelSnapshot.read(of: cluster, after: head) == live)
         #expect(cluster.errorLines(of: "worker").isEmpty && cluster.errorLines(of: "query").isEmpty)
     }
 }
@@ -360,10 +360,12 @@ extension RecoveryTests {
         #expect(head == 2 + 240)
 
         try await cluster.startQuery()
-        let reader = try cluster.client(timeout: .seconds(30), attempts: 1)
+        let reader = try cluster.patientClient()
         defer { reader.close() }
         let answer = await refusalOrAnswer {
-            try await reader.query(type: "ListPosts", data: ["perPage": 1], minPosition: head, timeoutMs: 20_000)
+            try await reader.query(
+                type: "ListPosts", data: ["perPage": 1], minPosition: head,
+                timeoutMs: patientQueryMilliseconds)
         }
         #expect(answer?["total"] == 240, "the query process did not catch up: \(cluster.stderr(of: "query"))")
     }

@@ -79,7 +79,7 @@ struct SecurityCLITests {
         for (name, flags, phrase) in cases {
             // A worker that starts anyway would serve until stopped: it is waited for, then killed.
             let worker = try cluster.background(["run", "worker", "--data-dir", cluster.workerDataDirectory] + flags)
-            let status = await worker.waitForExit(within: .seconds(20))
+            let status = await worker.waitForExit(within: patience)
             #expect(status == 3, "\(name): \(status.map(String.init) ?? "still running") \(worker.stderr)")
             #expect(worker.stderr.split(separator: "\n").count == 1, "\(name): \(worker.stderr)")
             #expect(worker.stderr.contains(phrase), "\(name): \(worker.stderr)")
@@ -102,7 +102,7 @@ struct SecurityCLITests {
         let cluster = try ServiceCluster()
         let dataDirectory = cluster.directory.appendingPathComponent("up").path
         let up = try cluster.background(["up", "--secure", "--data-dir", dataDirectory])
-        #expect(await up.waitForLines(2, within: .seconds(20)), "\(up.lines) \(up.stderr)")
+        #expect(await up.waitForLines(2, within: patience), "\(up.lines) \(up.stderr)")
         let hint = up.lines.joined(separator: "\n")
         #expect(hint.contains("LOGBOOK_CURVE_KEY=\(dataDirectory)/keys/cli_secret"), "\(hint)")
         cluster.clientKeys = try CurveClientKeys(
@@ -112,9 +112,12 @@ struct SecurityCLITests {
         defer { client.close() }
         let answering = await bothAnswer(client)
         try #require(answering, "\(up.stderr)")
-        let sent = try await client.send(type: "AddProduct", data: Fixture.product("tea"))
-        _ = try await client.query(
-            type: "GetProduct", data: ["productId": "tea"], minPosition: sent.position, timeoutMs: 10_000)
+        let patient = try cluster.patientClient()
+        defer { patient.close() }
+        let sent = try await patient.send(type: "AddProduct", data: Fixture.product("tea"))
+        _ = try await patient.query(
+            type: "GetProduct", data: ["productId": "tea"], minPosition: sent.position,
+            timeoutMs: patientQueryMilliseconds)
         let plain = try await cluster.run(["status", "--timeout-ms", "300", "--attempts", "1"])
         #expect(
             plain.status == 1 && plain.stdout.contains("unreachable"), "a plain client was answered: \(plain.stdout)")

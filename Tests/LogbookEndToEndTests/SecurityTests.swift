@@ -83,7 +83,7 @@ struct SecurityTests {
 
         // Every refusal is accounted for in the worker's stderr: a line, or a count of lines
         // held back, and never more than the limit's lines in one second.
-        let accounted = await eventually(within: .seconds(10)) {
+        let accounted = await eventually(within: patience) {
             Self.refusalsLogged(cluster.stderr(of: "worker")) == outcome.after.refused
         }
         #expect(

@@ -64,6 +64,12 @@ final class ServiceCluster: @unchecked Sendable {
         try LogbookClient(endpoints: endpoints, timeout: timeout, attempts: attempts, security: clientKeys)
     }
 
+    /// A client for requests that may wait (a query for its `minPosition`): one attempt, which
+    /// outlasts the longest wait a query may ask for (`patientQueryMilliseconds`).
+    func patientClient() throws -> LogbookClient {
+        try client(timeout: .milliseconds(patientQueryMilliseconds) + .seconds(30), attempts: 1)
+    }
+
     func startWorker(environment: [String: String] = [:]) async throws {
         let starts = startLines(of: "worker")
         let process = try launch(
@@ -153,7 +159,7 @@ final class ServiceCluster: @unchecked Sendable {
         let client = try LogbookClient(
             endpoints: endpoints ?? self.endpoints, timeout: .milliseconds(200), attempts: 1, security: clientKeys)
         defer { client.close() }
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + patience
         while ContinuousClock.now < deadline {
             guard process.isRunning else {
                 Issue.record("the \(role) process ended at start: \(stderr(of: role))")

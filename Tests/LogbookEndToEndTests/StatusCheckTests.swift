@@ -77,7 +77,7 @@ struct StatusCheckTests {
         #expect(try await cluster.run(["status", "--max-lag", "5"] + Self.quick).status == 0)
 
         lock.release()
-        let caughtUp = await eventually(within: .seconds(30)) {
+        let caughtUp = await eventually(within: patience) {
             (try? await cluster.run(["status", "--max-lag", "0"] + Self.quick).status) == 0
         }
         #expect(caughtUp)

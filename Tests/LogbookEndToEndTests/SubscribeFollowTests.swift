@@ -23,7 +23,7 @@ struct SubscribeFollowTests {
         var sent = 5
         for round in 1...2 {
             cluster.stopWorker(SIGKILL)
-            let waited = await eventually(within: .seconds(20)) {
+            let waited = await eventually(within: patience) {
                 subscriber.stderr.components(separatedBy: "waiting for the log").count - 1 >= 3 * round
             }
             #expect(waited, "subscribe did not say it waits: \(subscriber.stderr)")
@@ -33,7 +33,7 @@ struct SubscribeFollowTests {
                 _ = try await client.send(type: "AddProduct", data: Fixture.product("round\(round)-\(index)"))
             }
             sent += 4
-            #expect(await subscriber.waitForLines(sent, within: .seconds(20)), "\(subscriber.stderr)")
+            #expect(await subscriber.waitForLines(sent, within: patience), "\(subscriber.stderr)")
         }
         #expect(subscriber.process.isRunning, "subscribe ended: \(subscriber.stderr)")
         #expect(subscriber.stderr.contains("answers again; following"), "\(subscriber.stderr)")

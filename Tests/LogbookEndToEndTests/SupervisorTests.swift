@@ -43,7 +43,7 @@ struct SupervisorTests {
             if message.isReady { boundAtReady.update { $0 = endpoints.map(isListening) } }
         }
         try await cluster.startWorker(environment: notify.environment(watchdogMilliseconds: Self.watchdogMilliseconds))
-        #expect(await eventually(within: .seconds(30)) { notify.messages.count(where: \.isWatchdog) >= 3 })
+        #expect(await eventually(within: patience) { notify.messages.count(where: \.isWatchdog) >= 3 })
         #expect(boundAtReady.value == [true, true, true])
         #expect(notify.messages.first?.text.contains("STATUS=serving commands on \(cluster.commands)") == true)
 
@@ -62,7 +62,7 @@ struct SupervisorTests {
             if message.isReady { boundAtReady.update { $0 = isListening(queries) } }
         }
         try await cluster.startQuery(environment: notify.environment(watchdogMilliseconds: Self.watchdogMilliseconds))
-        #expect(await eventually(within: .seconds(30)) { notify.messages.count(where: \.isWatchdog) >= 3 })
+        #expect(await eventually(within: patience) { notify.messages.count(where: \.isWatchdog) >= 3 })
         #expect(boundAtReady.value == true)
 
         #expect(cluster.stopQuery(SIGTERM) == 0)
@@ -91,7 +91,7 @@ struct SupervisorTests {
         defer { client.close() }
         _ = try await client.send(type: "AddProduct", data: Fixture.product("p1"))
         #expect(
-            await eventually(within: .seconds(30)) {
+            await eventually(within: patience) {
                 workerNotify.messages.count(where: \.isWatchdog) >= 5
                     && queryNotify.messages.count(where: \.isWatchdog) >= 5
             })
@@ -109,13 +109,13 @@ struct SupervisorTests {
         defer { client.close() }
         _ = try await client.send(type: "AddProduct", data: Fixture.product("p0"))
         try await cluster.queryStatus(after: try await cluster.head())
-        #expect(await eventually(within: .seconds(30)) { notify.messages.count(where: \.isWatchdog) >= 3 })
+        #expect(await eventually(within: patience) { notify.messages.count(where: \.isWatchdog) >= 3 })
 
         // The test holds the read models' write lock: the projection's next apply waits for it.
         let lock = try SQLiteWriteLock(
             path: cluster.directory.appendingPathComponent("query/readmodels-1.sqlite3").path)
         _ = try await client.send(type: "AddProduct", data: Fixture.product("p1"))
-        let silent = await eventually(within: .seconds(4)) {
+        let silent = await eventually(within: patience) {
             let lastPing = notify.messages.last(where: \.isWatchdog)?.receivedAt ?? 0
             return MonotonicClock.milliseconds() - lastPing >= Int64(Self.watchdogMilliseconds)
         }
@@ -125,7 +125,7 @@ struct SupervisorTests {
         #expect(silent, "WATCHDOG=1 kept coming while the projection was stuck: \(notify.messages.map(\.text))")
         #expect(statusWhileWedged["checkpoint"] == 1, "the query loop answered from where the projection stopped")
         #expect(
-            await eventually(within: .seconds(30)) {
+            await eventually(within: patience) {
                 notify.messages.count { $0.isWatchdog && $0.receivedAt > releasedAt } >= 2
             })
         try await cluster.queryStatus(after: try await cluster.head())
@@ -152,7 +152,7 @@ struct SupervisorTests {
         let process = try cluster.launch(
             ["run", role, "--data-dir", cluster.directory.appendingPathComponent(role).path], role,
             environment: notify.environment(watchdogMilliseconds: Self.watchdogMilliseconds))
-        let ended = await eventually(within: .seconds(30)) { !process.isRunning }
+        let ended = await eventually(within: patience) { !process.isRunning }
         if !ended { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         #expect(ended && process.terminationStatus == 3, "\(cluster.stderr(of: role))")
@@ -169,7 +169,7 @@ struct SupervisorTests {
         let cluster = try ServiceCluster()
         let notify = try Self.notifySocket(cluster)
         try await cluster.startWorker(environment: notify.environment(watchdogMilliseconds: Self.watchdogMilliseconds))
-        #expect(await eventually(within: .seconds(30)) { notify.messages.count(where: \.isWatchdog) >= 3 })
+        #expect(await eventually(within: patience) { notify.messages.count(where: \.isWatchdog) >= 3 })
 
         // The test holds the log's write lock: the commit stage's append waits for it
         // (SQLite's busy timeout is 5 s), and the stage cannot check in meanwhile (the command
@@ -179,7 +179,7 @@ struct SupervisorTests {
         defer { writer.close() }
         let sent = Task { try await writer.send(type: "RegisterUser", data: Fixture.user("wedged")) }
         // A silence as long as the watchdog interval: systemd would restart the process now.
-        let silent = await eventually(within: .seconds(4)) {
+        let silent = await eventually(within: patience) {
             let lastPing = notify.messages.last(where: \.isWatchdog)?.receivedAt ?? 0
             return MonotonicClock.milliseconds() - lastPing >= Int64(Self.watchdogMilliseconds)
         }
@@ -202,7 +202,7 @@ struct SupervisorTests {
         let receipt = try await sent.value
         #expect(receipt.events.count == 2)
         #expect(
-            await eventually(within: .seconds(30)) {
+            await eventually(within: patience) {
                 notify.messages.count { $0.isWatchdog && $0.receivedAt > releasedAt } >= 2
             })
         #expect(notify.messages.count(where: \.isWatchdog) > pingsWhileLocked)
@@ -224,7 +224,7 @@ struct SupervisorTests {
             if message.isReady { boundAtReady.update { $0 = endpoints.map(isListening) } }
         }
         try await cluster.startFeed(environment: notify.environment(watchdogMilliseconds: Self.watchdogMilliseconds))
-        #expect(await eventually(within: .seconds(30)) { notify.messages.count(where: \.isWatchdog) >= 3 })
+        #expect(await eventually(within: patience) { notify.messages.count(where: \.isWatchdog) >= 3 })
         #expect(boundAtReady.value == [true, true, true])
         #expect(cluster.stop("feed") == 0)
         #expect(await eventually { notify.messages.last?.isStopping == true })

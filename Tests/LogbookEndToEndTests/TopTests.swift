@@ -16,7 +16,7 @@ struct TopTests {
         let client = try cluster.client()
         defer { client.close() }
         // Both processes show as up before anything is sent.
-        let bothUp = await eventually(within: .seconds(10)) {
+        let bothUp = await eventually(within: patience) {
             let rows = TopLine.parse(top.lines)
             return rows.contains { $0["process"] == "worker" && $0["state"] == "up" }
                 && rows.contains { $0["process"] == "query" && $0["state"] == "up" }
@@ -27,7 +27,7 @@ struct TopTests {
         var sent = 0
         var last: Int64 = 0
         var moved = false
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + patience
         while !moved && ContinuousClock.now < deadline {
             sent += 1
             last = try await client.send(type: "RegisterUser", data: Fixture.user("u\(sent)")).position
@@ -40,7 +40,7 @@ struct TopTests {
         }
         #expect(moved, "\(top.lines)")
         let reached = last
-        let applied = await eventually(within: .seconds(10)) {
+        let applied = await eventually(within: patience) {
             TopLine.parse(top.lines).contains { row in
                 row["process"] == "query" && row["checkpoint"].flatMap { Int64($0) }.map { $0 >= reached } == true
                     && row["lag_events"] == "0"
@@ -51,19 +51,19 @@ struct TopTests {
         #expect(TopLine.parse(top.lines).last { $0["process"] == "worker" }?["subscribers"] == "1", "\(top.lines)")
 
         cluster.stopQuery()
-        let down = await eventually(within: .seconds(10)) {
+        let down = await eventually(within: patience) {
             TopLine.parse(top.lines).contains { $0["process"] == "query" && $0["state"] == "down" }
         }
         #expect(down, "\(top.lines)")
         // The worker is still shown, after the query process went down.
         let afterDown = TopLine.parse(top.lines).drop { !($0["process"] == "query" && $0["state"] == "down") }
-        let workerStillUp = await eventually(within: .seconds(10)) {
+        let workerStillUp = await eventually(within: patience) {
             TopLine.parse(top.lines).drop { !($0["process"] == "query" && $0["state"] == "down") }
                 .contains { $0["process"] == "worker" && $0["state"] == "up" }
         }
         #expect(workerStillUp, "\(afterDown)")
 
-        #expect(await top.waitForExit(within: .seconds(60)) == 0, "\(top.stderr)")
+        #expect(await top.waitForExit(within: patience) == 0, "\(top.stderr)")
         // Every refresh printed one line per process: two per refresh, 60 refreshes.
         #expect(top.lines.count == 120)
         #expect(!top.lines.contains { $0.contains("\u{1B}[") }, "no terminal codes in a pipe")

@@ -29,7 +29,7 @@ struct DealerClient: ~Copyable {
     }
 
     /// The next reply, within `milliseconds`.
-    func receive(within milliseconds: Int = 10_000) throws -> JSONObject {
+    func receive(within milliseconds: Int = patienceMilliseconds) throws -> JSONObject {
         let deadline = ContinuousClock.now + .milliseconds(milliseconds)
         while true {
             if let frames = try socket.receive(wait: false) {
@@ -44,7 +44,7 @@ struct DealerClient: ~Copyable {
     }
 
     /// Sends `request` and waits for its reply.
-    func request(_ request: JSONValue, within milliseconds: Int = 10_000) throws -> JSONObject {
+    func request(_ request: JSONValue, within milliseconds: Int = patienceMilliseconds) throws -> JSONObject {
         try send(request)
         return try receive(within: milliseconds)
     }

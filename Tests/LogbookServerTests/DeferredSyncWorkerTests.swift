@@ -75,7 +75,7 @@ struct DeferredSyncWorkerTests {
         ])
         try commands.send(registration)
         // Committed (the writer's own connection sees it), not yet flushed.
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .milliseconds(patienceMilliseconds)
         while horizon.committedHead < 2 && ContinuousClock.now < deadline { usleep(2_000) }
         #expect(horizon.committedHead == 2)
         #expect(try SQLiteEventStore(path: path).headPosition() == 2, "the commit is in the file")

@@ -27,7 +27,7 @@ struct FeedTap: ~Copyable {
     }
 
     /// Takes messages until `done` holds of all taken so far, or `milliseconds` passed.
-    mutating func take(within milliseconds: Int = 10_000, until done: ([Message]) -> Bool) throws {
+    mutating func take(within milliseconds: Int = patienceMilliseconds, until done: ([Message]) -> Bool) throws {
         let deadline = ContinuousClock.now + .milliseconds(milliseconds)
         while !done(messages) {
             let left = deadline - .now

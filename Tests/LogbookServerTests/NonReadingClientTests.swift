@@ -56,7 +56,8 @@ struct NonReadingClientTests {
             let batch = first..<min(first + 10, Self.posts)
             for number in batch { try greedy.send([[], Self.post(number)]) }
             for _ in batch {
-                let frames = try #require(try Self.receive(greedy, within: 10_000), "no reply after reading")
+                let frames = try #require(
+                    try Self.receive(greedy, within: patienceMilliseconds), "no reply after reading")
                 answered.insert(Self.id(frames))
             }
         }

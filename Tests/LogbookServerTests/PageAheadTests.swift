@@ -60,7 +60,7 @@ struct PageAheadTests {
 
     /// Waits (bounded) until the loop has read the log `count` times.
     private static func waitForPageReads(_ log: CountingLog, _ count: Int) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .milliseconds(patienceMilliseconds)
         while log.pageReads < count && ContinuousClock.now < deadline { usleep(2_000) }
         return log.pageReads >= count
     }

@@ -157,7 +157,7 @@ struct PostgresFeedTests {
         var follower = try FeedFollower(
             rig.context, feed: rig.endpoints.feed, log: rig.endpoints.log, topics: FeedTopic.allCases, cursor: 0)
         var followed: [Int64] = []
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .milliseconds(patienceMilliseconds)
         while follower.cursor < log.count, ContinuousClock.now < deadline {
             followed += try follower.waitForNext(timeoutMilliseconds: 100).batch.events.map(\.position)
         }

@@ -15,11 +15,15 @@ import Testing
 struct PostgresFeedWakeUpTests {
     /// Registers new users through `client`, one at a time, until the tap receives a feed
     /// message (a subscription takes effect some time after it is made, so the first ones
-    /// may be missed); each attempt waits up to `milliseconds`. Returns the attempts made.
+    /// may be missed); each attempt waits up to `milliseconds`, for as long as the tests'
+    /// patience lasts. Returns the attempts made (0: no message came).
     static func registerUntilPublished(
         _ client: borrowing DealerClient, _ tap: inout FeedTap, prefix: String, within milliseconds: Int = 3_000
     ) throws -> Int {
-        for attempt in 1...20 {
+        let deadline = ContinuousClock.now + .milliseconds(patienceMilliseconds)
+        var attempt = 0
+        while ContinuousClock.now < deadline {
+            attempt += 1
             let reply = try client.request(
                 Fixture.registerUser("\(prefix)\(attempt)", commandId: "\(prefix)\(attempt)"))
             #expect(reply["ok"] == true, "\(reply)")
@@ -57,7 +61,8 @@ struct PostgresFeedWakeUpTests {
         let accepted = try worker.request(Fixture.registerUser("u1", commandId: "c1"))
         let position = try #require(accepted["position"]?.intValue)
         let reply = try queries.request(
-            Fixture.getUser("u1", queryId: "q1", minPosition: position, timeoutMs: 15_000), within: 20_000)
+            Fixture.getUser("u1", queryId: "q1", minPosition: position, timeoutMs: 60_000),
+            within: patienceMilliseconds)
         #expect(reply["ok"] == true, "\(reply)")
         #expect(reply["result"]?.objectValue?["userId"] == "u1")
         #expect(reply["result"]?.objectValue?["email"] == "u1@example.com")
@@ -83,7 +88,7 @@ struct PostgresFeedWakeUpTests {
         let accepted = try worker.request(Fixture.registerUser("away", commandId: "away"))
         #expect(accepted["ok"] == true, "\(accepted)")
         let position = try #require(accepted["events"]?.arrayValue?.first?.objectValue?["position"]?.intValue)
-        try tap.take(within: 20_000) { $0.last.map { $0.position >= position } ?? false }
+        try tap.take(within: patienceMilliseconds) { $0.last.map { $0.position >= position } ?? false }
         #expect(tap.messages.last?.position == Int64(position), "the feed published the event after the outage")
         #expect(tap.problem == nil, "\(tap.problem ?? "")")
         let logged = try rig.store().read(fromPosition: 1, limit: 1_000, categories: nil)

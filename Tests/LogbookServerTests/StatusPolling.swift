@@ -20,7 +20,7 @@ extension DealerClient {
 /// Reads `read()` every 20 ms until `done` holds of it, for at most `milliseconds`, and
 /// returns the last value read: the test then says what it expected of it.
 func eventually<Value>(
-    within milliseconds: Int = 10_000, _ read: () throws -> Value, until done: (Value) -> Bool
+    within milliseconds: Int = patienceMilliseconds, _ read: () throws -> Value, until done: (Value) -> Bool
 ) throws -> Value {
     let deadline = ContinuousClock.now + .milliseconds(milliseconds)
     while true {

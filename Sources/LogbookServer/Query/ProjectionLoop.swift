@@ -5,12 +5,11 @@ import LogbookZMQ
 /// applies each batch to the current generation's store together with its checkpoint;
 /// publishes how far it got and wakes the query thread when queries wait for it
 /// (`QueryProcessState.publishProgress`). While behind it applies pages of the log as the
-/// bytes they came in (`FeedFollower.nextLogPage()`), several in one transaction. When the feed is quiet for a
-/// second the follower reads the log once, so a lost last message is found within a second. It also
+/// bytes they came in (`FeedFollower.nextLogPage()`), several in one transaction. When the feed is quiet for
+/// the follower's idle catch-up time it reads the log once, so a lost last message is found within it. It also
 /// switches to a generation a rebuild finished, after catching that one up past its own
 /// position, so answers never go back in time.
 struct ProjectionLoop: ~Copyable {
-    static let idleCatchUpMilliseconds = 1_000
     static let retryMilliseconds = 500
     /// How many events a catch-up gathers (whole pages) into one transaction at most: far
     /// fewer pages are written to the WAL than with one commit per page.
@@ -39,7 +38,7 @@ struct ProjectionLoop: ~Copyable {
                     try catchUp(from: first)
                 } else {
                     let (batch, woken) = try follower.waitForNext(
-                        timeoutMilliseconds: heartbeat.pollTimeout(Self.idleCatchUpMilliseconds),
+                        timeoutMilliseconds: heartbeat.pollTimeout(follower.idleCatchUpMilliseconds),
                         alsoWatching: [state.projectionWake.readable])
                     if woken[0] { state.projectionWake.drain() }
                     try apply(batch, to: store)

@@ -27,6 +27,8 @@ public final class QueryService: Sendable {
     private let clientKeys: CurveClientKeys?
     private let supervision: Supervision
     private let releaseFreeMemory: @Sendable () -> Void
+    /// How long the feed may stay quiet before the projection thread reads the log anyway.
+    private let idleCatchUpMilliseconds: Int
     private let threads = ThreadGroup()
     /// Whether `stop()` ends the context (it made it), so that the last answers still leave.
     private let ownsContext: Bool
@@ -36,12 +38,14 @@ public final class QueryService: Sendable {
     public convenience init(
         endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock, diagnostics: Diagnostics,
         security: ServerSecurity? = nil, clientKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision(),
+        idleCatchUpMilliseconds: Int = QueryService.defaultIdleCatchUpMilliseconds,
         releaseFreeMemory: @escaping @Sendable () -> Void = {}
     ) throws(ZMQError) {
         try self.init(
             context: try ZMQContext(), endpoints: endpoints, generations: generations, clock: clock,
             diagnostics: diagnostics, security: security, clientKeys: clientKeys, supervision: supervision,
-            releaseFreeMemory: releaseFreeMemory, ownsContext: true)
+            idleCatchUpMilliseconds: idleCatchUpMilliseconds, releaseFreeMemory: releaseFreeMemory,
+            ownsContext: true)
     }
 
     /// A query process on a context the caller made (a test may bind something in it first);
@@ -49,10 +53,12 @@ public final class QueryService: Sendable {
     init(
         context: ZMQContext, endpoints: ServiceEndpoints, generations: any ReadModelGenerations, clock: any Clock,
         diagnostics: Diagnostics, security: ServerSecurity?, clientKeys: CurveClientKeys?,
-        supervision: Supervision = Supervision(), releaseFreeMemory: @escaping @Sendable () -> Void = {},
-        ownsContext: Bool = false
+        supervision: Supervision = Supervision(),
+        idleCatchUpMilliseconds: Int = QueryService.defaultIdleCatchUpMilliseconds,
+        releaseFreeMemory: @escaping @Sendable () -> Void = {}, ownsContext: Bool = false
     ) throws(ZMQError) {
         self.context = context
+        self.idleCatchUpMilliseconds = idleCatchUpMilliseconds
         self.releaseFreeMemory = releaseFreeMemory
         self.ownsContext = ownsContext
         self.supervision = supervision
@@ -66,6 +72,11 @@ public final class QueryService: Sendable {
         self.clock = clock
         self.diagnostics = diagnostics
     }
+
+    /// How long the feed may stay quiet, by default, before the projection thread reads the
+    /// log once: a PUB socket drops silently, so a lost last message has nothing after it to
+    /// reveal it, and this bounds how long it can stay unseen.
+    public static let defaultIdleCatchUpMilliseconds = 1_000
 
     public func start() throws(ServiceStartError) {
         let current: (generation: Int, store: any ReadModelStore)
@@ -142,7 +153,7 @@ public final class QueryService: Sendable {
         do {
             follower = try FeedFollower(
                 context, feed: endpoints.feed, log: endpoints.log, topics: FeedTopic.allCases, cursor: checkpoint,
-                security: clientKeys)
+                idleCatchUpMilliseconds: idleCatchUpMilliseconds, security: clientKeys)
         } catch {
             return gate.fail(ServiceStartError("feed", error.description))
         }

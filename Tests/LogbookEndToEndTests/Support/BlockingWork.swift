@@ -18,11 +18,21 @@ func onOwnThread<T: Sendable>(_ name: String = "e2e-blocking", _ body: @escaping
     }
 }
 
+/// The upper bound of a wait for something that must happen (a process starting or ending, a
+/// line printed, a position reached): far beyond what it takes on a loaded machine, so that
+/// only a broken property runs it out, never a slow machine. Every wait ends as soon as what
+/// it waits for happens, so a passing test never waits this long.
+let patience: Duration = .seconds(120)
+
+/// The longest a query may wait for its `minPosition` (the wire's largest `timeoutMs`), used
+/// where a test waits for the read models to reach a position.
+let patientQueryMilliseconds = 60_000
+
 /// Waits until `condition` holds, checking every 20 ms, for at most `timeout` (an upper
 /// bound for waiting, never a measurement). Returns whether it came to hold.
 @discardableResult
 func eventually(
-    within timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool
+    within timeout: Duration = patience, _ condition: @Sendable () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {
@@ -67,7 +77,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
 /// Waits (at most `timeout`) until both the worker and the query process answer `client`'s
 /// `Status` (the processes `up` started); returns whether they did.
-func bothAnswer(_ client: LogbookClient, within timeout: Duration = .seconds(20)) async -> Bool {
+func bothAnswer(_ client: LogbookClient, within timeout: Duration = patience) async -> Bool {
     await eventually(within: timeout) {
         let worker = try? await client.status(of: .commands)
         let query = try? await client.status(of: .queries)

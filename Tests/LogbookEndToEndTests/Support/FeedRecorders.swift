@@ -51,9 +51,12 @@ final class RawFeedRecorder: Sendable {
     /// before it joined). Returns whether one arrived.
     func waitUntilSubscribed(probe: @Sendable (Int) async throws -> Void) async throws -> Bool {
         let before = received.count
-        for attempt in 0..<50 {
+        let deadline = ContinuousClock.now + patience
+        var attempt = 0
+        while ContinuousClock.now < deadline {
             try await probe(attempt)
             if await eventually(within: .milliseconds(200), { self.received.count > before }) { return true }
+            attempt += 1
         }
         return false
     }

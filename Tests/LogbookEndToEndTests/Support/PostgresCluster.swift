@@ -118,7 +118,7 @@ final class PostgresCluster: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         processes[name] = process
-        let started = await eventually(within: .seconds(20)) {
+        let started = await eventually(within: patience) {
             !process.isRunning || self.stderr(of: name).contains("msg=\"\(startedLine)\"")
         }
         guard started, process.isRunning else {

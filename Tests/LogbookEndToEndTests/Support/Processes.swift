@@ -104,9 +104,9 @@ extension ServiceCluster {
     /// then returns its `Status`.
     @discardableResult
     func queryStatus(after position: Int64) async throws -> JSONObject {
-        let client = try self.client(timeout: .seconds(20), attempts: 1)
+        let client = try patientClient()
         defer { client.close() }
-        _ = try await client.query(type: "ListUsers", minPosition: position, timeoutMs: 15_000)
+        _ = try await client.query(type: "ListUsers", minPosition: position, timeoutMs: patientQueryMilliseconds)
         return try await client.status(of: .queries)
     }
 
@@ -185,13 +185,13 @@ final class BackgroundLogbook: @unchecked Sendable {
     }
 
     /// Waits until at least `count` lines were printed; returns whether they were.
-    func waitForLines(_ count: Int, within timeout: Duration = .seconds(10)) async -> Bool {
+    func waitForLines(_ count: Int, within timeout: Duration = patience) async -> Bool {
         await eventually(within: timeout) { self.lines.count >= count }
     }
 
     /// Waits for the process to end on its own; nil when it is still running after `timeout`
     /// (it is then killed).
-    func waitForExit(within timeout: Duration = .seconds(10)) async -> Int32? {
+    func waitForExit(within timeout: Duration = patience) async -> Int32? {
         if await eventually(within: timeout, { !self.process.isRunning }) {
             process.waitUntilExit()
             for reader in readers { reader.join() }
@@ -203,7 +203,7 @@ final class BackgroundLogbook: @unchecked Sendable {
     }
 
     /// Sends `signal` and waits for the process to end.
-    func signal(_ signal: Int32, within timeout: Duration = .seconds(10)) async -> Int32? {
+    func signal(_ signal: Int32, within timeout: Duration = patience) async -> Int32? {
         kill(pid, signal)
         return await waitForExit(within: timeout)
     }

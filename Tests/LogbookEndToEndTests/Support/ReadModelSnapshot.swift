@@ -12,8 +12,10 @@ struct ReadModelSnapshot: Equatable {
     var products: [JSONValue] = []
     var orders: [String: [JSONValue]] = [:]
 
-    /// Reads every list, at or after `position`.
-    static func read(_ client: LogbookClient, after position: Int64) async throws -> ReadModelSnapshot {
+    /// Reads every list of `cluster`'s query process, at or after `position`.
+    static func read(of cluster: ServiceCluster, after position: Int64) async throws -> ReadModelSnapshot {
+        let client = try cluster.patientClient()
+        defer { client.close() }
         var snapshot = ReadModelSnapshot()
         snapshot.users = try await list(client, "ListUsers", [:], after: position)
         snapshot.posts = try await list(client, "ListPosts", [:], after: position)
@@ -35,8 +37,10 @@ struct ReadModelSnapshot: Equatable {
             var request = data
             request["page"] = .int(page)
             request["perPage"] = 100
-            let result = try await client.query(type: type, data: request, minPosition: position, timeoutMs: 15_000)
-                .result
+            let result = try await client.query(
+                type: type, data: request, minPosition: position, timeoutMs: patientQueryMilliseconds
+            )
+            .result
             let rows = result["items"]?.arrayValue ?? []
             items += rows
             let total = try #require(result["total"]?.intValue)
