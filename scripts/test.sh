@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, what CI runs: checks formatting and that docs/architecture.md's
-# table of targets matches Package.swift; checks the measuring script scripts/wal-frames.py; builds every target and test with warnings as
+# table of targets matches Package.swift; checks the measuring script Benchmarks/tools/wal-frames.py; builds every target and test with warnings as
 # errors; runs all tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
 # (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too;
 # checks every message kind on the wire against schemas/; runs the chaos suite (Tests/Chaos); runs `logbook-bench --quick` (and its
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
 python3 scripts/check-architecture-doc.py
-# The measuring tools of BENCHMARKS.md that read files (scripts/wal-frames.py).
+# The measuring tools of BENCHMARKS.md that read files (Benchmarks/tools/wal-frames.py).
 python3 Tests/Scripts/check_wal_frames.py
 # deploy/'s Prometheus configuration and alert rules, and the rules' unit tests (the dashboard's
 # and rules' metric names are checked against real processes by the metrics end-to-end test).

@@ -2,7 +2,7 @@ public import LogbookDomain
 public import LogbookJSON
 
 /// The closed list of error codes clients see. These strings are a public contract:
-/// they change only together with `schemas/`, the README and the tests.
+/// they change only together with `schemas/` (and its README) and the tests.
 public enum ErrorCode: String, Sendable, CaseIterable {
     case invalidInput = "invalid_input"
     case notFound = "not_found"

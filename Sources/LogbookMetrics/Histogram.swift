@@ -35,7 +35,7 @@ public struct Histogram: Sendable, Equatable {
         }
     }
 
-    /// Seconds: 100 µs to 10 s, for command and commit latencies.
+    /// Seconds: from 0.0001 s to 10 s, for command and commit latencies.
     public static let latencySeconds: [Double] = [
         0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
     ]

@@ -50,8 +50,8 @@ public final class SQLiteEventStore: EventStore {
     ///   - backgroundCheckpoints: checkpoint on a thread of its own, started at the first
     ///     checkpoint (for a process that appends a lot: the worker).
     ///   - durability: when appends are durable and what reads see (see `Durability`).
-    ///   - pageCacheKibibytes: this connection's page cache; nil keeps SQLite's default
-    ///     (2,000 KiB). A writer whose batches touch more pages than that (random stream and
+    ///   - pageCacheKibibytes: this connection's page cache; nil keeps SQLite's default.
+    ///     A writer whose batches touch more pages than that (random stream and
     ///     command ids land on random index pages) otherwise writes dirty pages to the WAL
     ///     before its commit and reads evicted ones again (`pageCacheCounters`).
     public init(

@@ -6,7 +6,8 @@
 /// `capacity` each, the older dropped whole when the newer fills up; a stream an append
 /// touches moves to the newer one.
 struct SQLiteKnownVersions {
-    /// Streams per generation: 8,192 of them (names of ~40 bytes) take about 1 MB.
+    /// Streams per generation: enough for a busy log's recent streams, small enough that two
+    /// generations of typical stream names stay a small part of the worker's memory.
     static let defaultCapacity = 8_192
 
     private(set) var head: Int64?

@@ -33,13 +33,13 @@ public final class SQLiteReadModelStore: ReadModelStore {
     /// Opens the store at `path`, creating the file and its schema when there is none.
     /// - Parameters:
     ///   - busyTimeoutMilliseconds: how long to wait for another connection's lock.
-    ///   - bulkFlushRows: how many rows a bulk load holds in memory before it writes them
-    ///     (with the bench's 1,000,000-event log, 50,000 keeps the query process's peak
-    ///     under 100 MB during a rebuild: BENCHMARKS.md).
+    ///   - bulkFlushRows: how many rows a bulk load holds in memory before it writes them:
+    ///     the more it holds, the fewer rows it writes more than once, and the default keeps
+    ///     a query process within its memory target during a rebuild of a log of small events.
     ///   - bulkFlushTextBytes: how many bytes of text (`ReadModelChangeBuffer.textBytes`)
-    ///     a bulk load holds before it writes them, whatever the rows (one batch, a page of
-    ///     at most ~4 MiB, may take it over): 50,000 posts of 200,000 bytes would be 10 GB.
-    ///     The bench's log holds 3–6 MB of text at 50,000 rows, so it never reaches 16 MiB.
+    ///     a bulk load holds before it writes them, whatever the rows (one batch, at most a
+    ///     page, may take it over): events may be large, so rows alone bound no memory. A log
+    ///     of small events reaches the row bound first.
     public init(
         path: String, busyTimeoutMilliseconds: Int = 5_000, bulkFlushRows: Int = 50_000,
         bulkFlushTextBytes: Int = 16 << 20

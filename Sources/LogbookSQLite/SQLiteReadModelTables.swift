@@ -71,8 +71,8 @@ struct SQLiteReadModelTables: ReadModelWriter {
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
-    /// `BEGIN` and `COMMIT` are statements prepared once (the live projection runs a
-    /// transaction per feed batch: parsing them each time was 3 % of the query process).
+    /// `BEGIN` and `COMMIT` are statements prepared once: the live projection runs a
+    /// transaction per feed batch, and parsing them each time showed in its profile.
     func transaction<T>(_ begin: String = "BEGIN", _ body: () throws(ReadModelStoreError) -> T)
         throws(ReadModelStoreError) -> T
     {

@@ -2,8 +2,8 @@ import CGlibcMalloc
 import Foundation
 import LogbookCommandLine
 
-// At most two malloc arenas, as `logbook` sets for itself: the bench ran inside `logbook`
-// with this setting when its figures in BENCHMARKS.md were taken, so its load clients keep it.
+// At most two malloc arenas, as `logbook` sets for itself: the bench once ran inside
+// `logbook` with this setting, so its load clients keep it and its figures stay comparable.
 _ = mallopt(M_ARENA_MAX, 2)
 
 // `logbook-bench [options]`: one command, declared in `BenchCommand.spec`.

@@ -3,9 +3,10 @@ import LogbookCommandLine
 import LogbookZMQ
 
 /// How `subscribe` waits for a log socket that does not answer (the worker down or
-/// restarting): it says so on stderr, pauses with back-off (250 ms doubling to 5 s) and tries
-/// again with its cursor unchanged, so nothing is skipped or repeated; after `attempts`
-/// unanswered reads in a row (`Int.max`: never) it gives up with the last error.
+/// restarting): it says so on stderr, pauses with back-off (`firstPauseMilliseconds`,
+/// doubling up to `longestPauseMilliseconds`) and tries again with its cursor unchanged, so
+/// nothing is skipped or repeated; after `attempts` unanswered reads in a row (`Int.max`:
+/// never) it gives up with the last error.
 struct FollowRetry {
     static let firstPauseMilliseconds = 250
     static let longestPauseMilliseconds = 5_000

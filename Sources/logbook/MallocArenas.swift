@@ -4,17 +4,16 @@ import CGlibcMalloc
 /// otherwise gives each thread that allocates at once an arena of its own, and memory
 /// freed in one is not reused by another.
 /// Every process starts at `standard` (`main.swift`, before any thread starts);
-/// `run worker` raises it before its serving threads start (BENCHMARKS.md, stop 22).
+/// `run worker` raises it before its serving threads start.
 enum MallocArenas {
-    /// Two: with one arena per thread, the query process's rebuild held about 40 MB more at
-    /// its peak (BENCHMARKS.md, memory), for no measurable speed.
+    /// Two: with one arena per thread, a query process's rebuild held memory freed on one
+    /// thread that another could not reuse, raising its peak for no gain in speed.
     static let standard: Int32 = 2
     /// The worker's threads hand memory to one another on every command (the commit stage
     /// allocates the records and outcomes that the command loop frees; libzmq's I/O thread
     /// allocates the messages both read), and in two shared arenas they waited on each
-    /// other's arena locks: eight gave 10–16 % more commands/s with 64 clients alone and
-    /// ~11 % less of the worker's processor time a command, for 1–10 MB more peak RSS
-    /// (four were no faster than eight and saved no memory).
+    /// other's arena locks. Eight let them allocate without that wait, for a little more
+    /// peak memory (four were no faster than eight and saved no memory).
     static let worker: Int32 = 8
 
     /// The limit for `logbook run ROLE`.

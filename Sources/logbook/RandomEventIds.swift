@@ -5,8 +5,8 @@ import Synchronization
 /// Random (version 4, RFC 9562) UUIDs for event ids, in lowercase:
 /// `xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx` with `V` one of `8 9 a b`. The same ids
 /// Foundation's `UUID()` gives, at a fraction of the cost: the kernel's random bytes are
-/// read 4 KiB at a time (one `getrandom`, through `arc4random_buf`, for 256 ids, where `UUID()` made a system call
-/// or more per id), and the text is written by hand. Safe to share between threads.
+/// read in blocks (one `getrandom`, through `arc4random_buf`, serves many ids, where
+/// `UUID()` made a system call or more per id), and the text is written by hand. Safe to share between threads.
 final class RandomEventIds: IDGenerator {
     private let pool = Mutex(RandomBytePool())
 

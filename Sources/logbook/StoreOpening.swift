@@ -19,11 +19,10 @@ struct StoreOpening {
     let description: String
 
     /// The SQLite writer's page cache. A batch of a few hundred commands of new, random
-    /// stream and command ids dirties more pages than SQLite's default 2,000 KiB holds: the
-    /// writer then wrote about one page a command to the WAL before the commit and read
-    /// 2.7 pages a command back from the file (64 clients; 8 MiB: none written early, 0.45
-    /// read; 16 MiB read as many and cost 16 MB more RSS; `docs/architecture.md`). Readers
-    /// keep the default.
+    /// stream and command ids dirties more pages than SQLite's default cache holds: the
+    /// writer would then write dirty pages to the WAL before the commit and read evicted
+    /// ones back from the file. This size holds a large batch's pages; a larger one reads no
+    /// fewer and costs memory. Readers keep the default.
     static let writerPageCacheKibibytes = 8 * 1024
 
     /// Opens `location` once (the data directory's file for SQLite, created with its folder

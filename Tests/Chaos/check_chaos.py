@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Logbook's own chaos suite (issue 14, item 9), small enough for CI: one real worker and one
+"""Logbook's own chaos suite, small enough for CI: one real worker and one
 real query process (LOGBOOK_BIN) on a SQLite log, put through
 
 - slow readers: DEALERs with RCVHWM 1 that send 100 `ReadLog` requests with limit 10,000 and

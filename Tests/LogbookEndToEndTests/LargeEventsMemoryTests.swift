@@ -11,10 +11,9 @@ import Testing
 struct LargeEventsMemoryTests {
     /// 400 posts of 200,000 bytes: 80 MB of payloads, which a catch-up gathering 20,000
     /// events (or a rebuild holding 50,000 rows) would have held all at once, twice over
-    /// (the pages, then the rows' texts). Measured with the debug build the tests use: the
-    /// catch-up peaked at 194–198 MB before its byte bound and 84–87 MB with it; the rebuild
-    /// (from the resident set it started at) at 147 MB without the bulk load's text bound and
-    /// 103 MB with it. The bounds below sit between.
+    /// (the pages, then the rows' texts). The bounds below sit between what the query
+    /// process holds with the byte bounds and what it held without them, with room for a
+    /// loaded machine, in the debug build the tests use.
     static let posts = 400
     static let content = String(repeating: "\u{1D11E}", count: 50_000)  // four UTF-8 bytes each
 

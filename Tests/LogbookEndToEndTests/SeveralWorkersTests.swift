@@ -5,7 +5,7 @@ import LogbookClient
 import LogbookJSON
 import Testing
 
-/// Clients on several workers (ARCHITECTURE §10, issue 11 item 5): two real workers on one
+/// Clients on several workers (ARCHITECTURE §10): two real workers on one
 /// data directory, a client given both commands endpoints. A worker stopped or killed with
 /// SIGKILL while commands are in flight costs no command, and none is appended twice.
 @Suite("End to end: clients on several workers", .serialized)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Logbook scaled out over separate hosts, under load and faults (issue 11, item 7).
+"""Logbook scaled out over separate hosts, under load and faults.
 
 Hosts are network namespaces this test creates and removes (netns.py): PostgreSQL on one,
 two workers on two others, one feed process, two query processes, and the clients on one

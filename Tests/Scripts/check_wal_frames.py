@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks scripts/wal-frames.py on a WAL whose commits are known: a small table and its
+"""Checks Benchmarks/tools/wal-frames.py on a WAL whose commits are known: a small table and its
 index, one row a commit, so each of those commits writes exactly one leaf of each; a file
 that is not a WAL, and a missing one, are refused with a message. Run by scripts/test.sh."""
 import os
@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tempfile
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "wal-frames.py")
+SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "Benchmarks", "tools", "wal-frames.py")
 
 
 def run(*arguments):

@@ -1,6 +1,6 @@
 """What the contract test sends: every command, query and log read, Status and Rebuild,
 the successes and every error code the service can be made to answer, edge cases of the
-rules in README and docs/architecture.md, and requests that are not requests at all.
+rules in schemas/README.md and docs/architecture.md, and requests that are not requests at all.
 
 Each request carries its expectation: the reply (`ok` or an error code) and whether the
 request itself must pass its schema. A refusal for a reason JSON Schema cannot express

@@ -9,8 +9,8 @@
    - each choice replaced by a value outside its list (type, gender, code, state, ...);
    - each id replaced by one with a space in it;
    - each required field dropped, and the only field of an update dropped.
-   The required fields below restate README.md and docs/architecture.md independently of
-   the schemas, so a schema that forgot one is caught.
+   The required fields below restate schemas/README.md and docs/architecture.md
+   independently of the schema files, so a schema that forgot one is caught.
 """
 
 import copy
@@ -112,7 +112,7 @@ def top_level_failures(schemas) -> list[str]:
 
 
 def required_paths(kind: str, instance) -> list:
-    """The fields a message of this kind must have, restated from the README."""
+    """The fields a message of this kind must have, restated from schemas/README.md."""
     paths = []
     if kind.startswith("request command:"):
         paths = ["id", "type", "data"] + ["data." + f for f in COMMAND_REQUIRED.get(instance.get("type"), [])]
@@ -286,7 +286,7 @@ def mutation_failures(schemas, samples: list) -> tuple[list[str], int]:
         for description, mutated in mutations(sample):
             count += 1
             if mutated is None:
-                failures.append(f"{sample.kind}: {description} (the README says it is required)")
+                failures.append(f"{sample.kind}: {description} (schemas/README.md says it is required)")
             elif schemas.accepts(sample.schema, mutated):
                 failures.append(f"schema {sample.schema} is too permissive: it accepts a {sample.kind} with "
                                 f"{description}: {json.dumps(mutated, ensure_ascii=False)[:300]}")

@@ -13,8 +13,8 @@ nothing else. It has three parts:
   key, read from certificate files (`logbook keygen` or `zmq.auth.create_certificates`);
   give it to RequestClient and FeedFollower.
 
-Every payload is one JSON document per frame; see "The wire contract" in the
-top-level README.md.
+Every payload is one JSON document per frame; the wire contract is described in
+schemas/README.md at the top of the repository.
 """
 
 import json
@@ -60,7 +60,7 @@ def ignore(_text: str) -> None:
 
 
 class Refused(Exception):
-    """The server answered `ok: false`; `code` is one of the README's error codes."""
+    """The server answered `ok: false`; `code` is one of the error codes of schemas/README.md."""
 
     def __init__(self, error: dict):
         super().__init__(f"{error['code']}: {error['message']}")
@@ -237,7 +237,7 @@ class FeedFollower:
 
     A PUB socket drops messages silently: those published before our subscription took
     effect, those published while we were disconnected, and those beyond a slow
-    subscriber's queue. So the feed alone is not enough; this follows the README's recipe.
+    subscriber's queue. So the feed alone is not enough; this follows the recipe of schemas/README.md.
     `cursor` is P: every event of our topics up to P has been handed out.
 
     - a feed message at position q <= P is a repeat: drop it;

@@ -38,9 +38,9 @@ public struct StreamStateCache {
     private var oldest = Self.none
     private static let none = -1
 
-    /// 10,000 streams and 16 MiB by default: the hot streams of a busy log (a miss costs one
-    /// read of the stream); 50,000 streams, the old bound, held 25–30 MB of a worker's memory
-    /// in the bench, and 50,000 long posts would have held gigabytes.
+    /// By default enough streams for the hot streams of a busy log (a miss costs one read of
+    /// the stream), and a byte budget besides: a live post keeps its text, so a bound in
+    /// streams alone would let a cache of long posts hold gigabytes.
     public init(capacity: Int = 10_000, byteBudget: Int = 16 << 20) {
         precondition(capacity > 0, "a cache needs room for at least one stream")
         self.capacity = capacity

@@ -10,7 +10,7 @@ enum ServerSockets {
     /// largest reply of that socket so that the queue pins a few MiB at most; what does not
     /// fit waits in the loop's `ReplyOutbox`, bounded by bytes.
     enum ReplyQueue: Int32 {
-        /// Command replies: one command's events (a request is at most 1 MiB).
+        /// Command replies: one command's events (a request is at most `WireRequest.maximumSize`).
         case commands = 16
         /// `ReadLog` pages (at most `LogReader.pageByteBudget` of payload each).
         case logPages = 2

@@ -20,7 +20,7 @@ struct FeedPublisher: ~Copyable {
     /// The largest event envelope sent on the feed. A larger event gets no feed message:
     /// subscribers read it from the log (the next message of its topic, or the idle read,
     /// shows the hole). With `ServerSockets.feedQueue` messages queued per subscriber, this
-    /// bounds what a subscriber that does not read pins: 2,048 × 8 KiB = 16 MiB.
+    /// bounds what a subscriber that does not read pins to `feedQueue` × `largestEnvelope`.
     static let largestEnvelope = 8 << 10
     /// How long its owner waits before trying again to bind a feed whose re-bind failed.
     static let rebindRetryMilliseconds = 1_000

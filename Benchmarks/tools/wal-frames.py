@@ -9,7 +9,7 @@ read from a copy of DB and its WAL, so the file itself is not touched. Prints th
 b-tree's pages a commit. Each frame is a whole page (and SQLite writes it with two pwrites),
 so this is what a commit costs the WAL.
 
-    scripts/wal-frames.py /path/to/events.sqlite3 [--commits 40] [--quiet]
+    Benchmarks/tools/wal-frames.py /path/to/events.sqlite3 [--commits 40] [--quiet]
 
 Run it on a log no process is writing (a checkpoint may reset the WAL under it otherwise).
 Needs the dbstat table (Debian's libsqlite3 has it).

@@ -3,7 +3,7 @@
 // WAL frame, then one fdatasync; the file is preallocated to a 4,000-page span and reused
 // from its start, as the WAL is between checkpoints. Prints commits/s and MB/s.
 //
-//   cc -O2 -o /tmp/walsim scripts/walsim.c && /tmp/walsim /path/on/the/disk/wal.test 128 4
+//   cc -O2 -o /tmp/walsim Benchmarks/tools/walsim.c && /tmp/walsim /path/on/the/disk/wal.test 128 4
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

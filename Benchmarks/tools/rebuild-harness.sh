@@ -4,7 +4,7 @@
 # wall time, the processor time the query process and the worker spent on it (from
 # /proc/PID/stat), the query process's peak RSS so far (VmHWM) and its RSS after the rebuild.
 #
-# usage: scripts/rebuild-harness.sh BIN_DIR LOG [REBUILDS (3)]
+# usage: Benchmarks/tools/rebuild-harness.sh BIN_DIR LOG [REBUILDS (3)]
 #   BIN_DIR holds a release `logbook`; LOG is an events.sqlite3, e.g. the bench's 1,000,000
 #   events: `logbook-bench --only replay --data-dir D` keeps it as D/service/events.sqlite3.
 # With PERF set (e.g. PERF="-F 999 -g"), the second rebuild runs under `perf record -p` of

@@ -5,7 +5,7 @@
 # /proc/PID/task/TID/schedstat; and how busy the whole machine was (/proc/stat). A thread that
 # runs or waits nearly all of the wall time is bound by processors, not by work to do.
 #
-# usage: scripts/threadwait.sh [BIN_DIR (.build/release)]   # BIN_DIR holds logbook and logbook-bench
+# usage: Benchmarks/tools/threadwait.sh [BIN_DIR (.build/release)]   # BIN_DIR holds logbook and logbook-bench
 set -euo pipefail
 # -P: the bench starts the worker by its real path, and .build/release is a link to it.
 bin=$(cd -P "${1:-.build/release}" && pwd -P)

@@ -7,7 +7,7 @@
 # processor time a command with the run's own commands/s. What the kernel, SQLite, libzmq
 # and the load clients cost is what no change to Logbook's Swift code can take away.
 #
-# usage: scripts/machine-profile.sh [BIN_DIR (.build/release)] [RUNS (1)]
+# usage: Benchmarks/tools/machine-profile.sh [BIN_DIR (.build/release)] [RUNS (1)]
 #   BIN_DIR holds a release `logbook` and `logbook-bench`; needs perf (linux-perf) and root.
 set -euo pipefail
 # -P: the bench starts the worker by its real path, and .build/release is a link to it.

@@ -5,7 +5,7 @@
 # first one the bench starts, the one its memory section reads (the CURVE section starts a
 # second one later).
 #
-# usage: scripts/worker-rss-trace.sh [BIN_DIR (.build/release)]   # BIN_DIR holds logbook and logbook-bench
+# usage: Benchmarks/tools/worker-rss-trace.sh [BIN_DIR (.build/release)]   # BIN_DIR holds logbook and logbook-bench
 set -euo pipefail
 # -P: the bench starts the worker by its real path, and .build/release is a link to it.
 bin=$(cd -P "${1:-.build/release}" && pwd -P)
