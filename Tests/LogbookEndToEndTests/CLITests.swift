@@ -17,7 +17,7 @@ struct CLITests {
         let up = try cluster.background(["up", "--data-dir", dataDirectory])
         let client = try cluster.client(timeout: .milliseconds(300), attempts: 1)
         defer { client.close() }
-        let answering = await bothAnswer(client)
+        let answering = await bothAnswer(cluster)
         try #require(answering, "up's processes did not answer: \(up.stderr)")
         let children = childProcesses(of: up.pid)
         #expect(children.count == 2, "up runs two children, found \(children)")
@@ -44,7 +44,7 @@ struct CLITests {
         let up = try cluster.background(["up", "--data-dir", cluster.directory.appendingPathComponent("up").path])
         let client = try cluster.client(timeout: .milliseconds(300), attempts: 1)
         defer { client.close() }
-        let answering = await bothAnswer(client)
+        let answering = await bothAnswer(cluster)
         try #require(answering, "\(up.stderr)")
         let children = childProcesses(of: up.pid)
         try #require(children.count == 2)
@@ -230,9 +230,7 @@ struct CLITests {
         let blocker = try cluster.background([
             "run", "worker", "--data-dir", cluster.directory.appendingPathComponent("other").path,
         ])
-        let client = try cluster.client(timeout: .milliseconds(300), attempts: 1)
-        defer { client.close() }
-        let blocking = await eventually { (try? await client.status(of: .commands)) != nil }
+        let blocking = await answersStatus(cluster, .commands)
         try #require(blocking)
         let up = try cluster.background(["up", "--data-dir", cluster.directory.appendingPathComponent("up").path])
         #expect(await up.waitForExit(within: patience) == 3, "\(up.stderr)")

@@ -205,7 +205,7 @@ struct MetricsTests {
         ])
         let client = try cluster.client(timeout: .milliseconds(300), attempts: 1)
         defer { client.close() }
-        let answering = await bothAnswer(client)
+        let answering = await bothAnswer(cluster)
         try #require(answering, "\(up.stderr)")
         let worker = try await Scrape.of("127.0.0.1:\(port)")
         let query = try await Scrape.of("127.0.0.1:\(port + 1)")

@@ -41,8 +41,8 @@ struct ReadYourWritesTests {
         let result = try await runLogbook(["run", "query", "--idle-catch-up-ms", "0"])
         #expect(result.status == 2)
         #expect(
-            result.stderr
-                == "logbook: error: --idle-catch-up-ms must be a whole number of milliseconds from 1 to 86400000\n",
+            result.stderr.hasPrefix(
+                "logbook: error: run: --idle-catch-up-ms must be a whole number of milliseconds from 1 to 86400000"),
             "\(result.stderr)")
     }
 }

@@ -110,7 +110,7 @@ struct SecurityCLITests {
             serverCertificate: dataDirectory + "/keys/server")
         let client = try cluster.client(timeout: .milliseconds(500), attempts: 1)
         defer { client.close() }
-        let answering = await bothAnswer(client)
+        let answering = await bothAnswer(cluster)
         try #require(answering, "\(up.stderr)")
         let patient = try cluster.patientClient()
         defer { patient.close() }

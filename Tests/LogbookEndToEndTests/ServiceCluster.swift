@@ -156,20 +156,21 @@ final class ServiceCluster: @unchecked Sendable {
         _ server: ServerEndpoint, _ process: Process, role: String, after starts: Int,
         at endpoints: ClientEndpoints? = nil
     ) async throws {
-        let client = try LogbookClient(
-            endpoints: endpoints ?? self.endpoints, timeout: .milliseconds(200), attempts: 1, security: clientKeys)
-        defer { client.close() }
         let deadline = ContinuousClock.now + patience
-        while ContinuousClock.now < deadline {
-            guard process.isRunning else {
-                Issue.record("the \(role) process ended at start: \(stderr(of: role))")
-                throw ClusterError.notAnswering(server.rawValue)
-            }
-            if startLines(of: role) > starts, (try? await client.status(of: server)) != nil { return }
-            if startLines(of: role) == starts { try await Task.sleep(for: .milliseconds(10)) }
+        while startLines(of: role) == starts, process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        if startLines(of: role) > starts,
+            await answersStatus(self, server, at: endpoints, stillWorthIt: { process.isRunning })
+        {
+            return
+        }
+        guard process.isRunning else {
+            Issue.record("the \(role) process ended at start: \(stderr(of: role))")
+            throw ClusterError.notAnswering(server.rawValue)
         }
         Issue.record(
-            "the \(server) server did not answer within 20 s; stderr: \(stderr(of: role)) \(stderr(of: "query"))")
+            "the \(server) server did not answer in time; stderr: \(stderr(of: role)) \(stderr(of: "query"))")
         throw ClusterError.notAnswering(server.rawValue)
     }
 

@@ -75,12 +75,34 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// Waits (at most `timeout`) until both the worker and the query process answer `client`'s
+/// Waits until both the worker and the query process at `cluster`'s endpoints answer
 /// `Status` (the processes `up` started); returns whether they did.
-func bothAnswer(_ client: LogbookClient, within timeout: Duration = patience) async -> Bool {
-    await eventually(within: timeout) {
-        let worker = try? await client.status(of: .commands)
-        let query = try? await client.status(of: .queries)
-        return worker != nil && query != nil
+func bothAnswer(_ cluster: ServiceCluster) async -> Bool {
+    guard await answersStatus(cluster, .commands) else { return false }
+    return await answersStatus(cluster, .queries)
+}
+
+/// Asks `server` at `cluster`'s endpoints for its `Status` until it answers, for at most
+/// `patience`, and returns whether it did; `stillWorthIt` is checked before each attempt (a
+/// process that ended will never answer). Each attempt is made on a fresh client whose timeout
+/// doubles, from a quarter of a second to eight: a fixed short one might never be met on a
+/// loaded machine, where connecting alone can take longer.
+func answersStatus(
+    _ cluster: ServiceCluster, _ server: ServerEndpoint, at endpoints: ClientEndpoints? = nil,
+    stillWorthIt: () -> Bool = { true }
+) async -> Bool {
+    let deadline = ContinuousClock.now + patience
+    var attemptTimeout: Duration = .milliseconds(250)
+    while ContinuousClock.now < deadline, stillWorthIt() {
+        guard
+            let client = try? LogbookClient(
+                endpoints: endpoints ?? cluster.endpoints, timeout: attemptTimeout, attempts: 1,
+                security: cluster.clientKeys)
+        else { return false }
+        let answered = (try? await client.status(of: server)) != nil
+        client.close()
+        if answered { return true }
+        attemptTimeout = min(attemptTimeout * 2, .seconds(8))
     }
+    return false
 }
