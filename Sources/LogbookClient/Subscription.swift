@@ -1,5 +1,6 @@
 import Glibc
 public import LogbookApplication
+import LogbookFeed
 import LogbookZMQ
 import Synchronization
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LogbookApplication
 import LogbookClient
+import LogbookFeed
 import LogbookJSON
 import Testing
 

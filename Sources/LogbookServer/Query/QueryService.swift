@@ -1,5 +1,6 @@
 public import LogbookApplication
 import LogbookDomain
+import LogbookFeed
 public import LogbookMetrics
 public import LogbookZMQ
 

@@ -1,4 +1,3 @@
-public import LogbookWire
 import Synchronization
 
 /// CURVE on a process's server sockets: the server's key pair, the allow-list of client keys
@@ -82,9 +81,10 @@ public final class ServerSecurity: Sendable {
         droppedCount.add(1, ordering: .relaxed)
     }
 
-    /// Handshakes admitted and refused, and requests dropped, so far: the `peers` of `Status`.
-    public var peerStatus: PeerStatus {
-        PeerStatus(
+    /// Handshakes admitted and refused, and requests dropped, so far (what a process reports
+    /// as the `peers` of its `Status`).
+    public var peerCounts: PeerCounts {
+        PeerCounts(
             admitted: admittedCount.load(ordering: .relaxed), refused: refusedCount.load(ordering: .relaxed),
             dropped: droppedCount.load(ordering: .relaxed))
     }

@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookFeed
 import LogbookJSON
 import LogbookZMQ
 import Synchronization

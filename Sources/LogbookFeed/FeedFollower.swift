@@ -1,4 +1,5 @@
 public import LogbookApplication
+public import LogbookZMQ
 
 /// Follows the change feed for some topics without ever missing or repeating an event,
 /// on the thread that owns it.

@@ -1,6 +1,7 @@
 public import LogbookApplication
 import LogbookJSON
 import LogbookWire
+public import LogbookZMQ
 
 /// A `ReadLog` client for one thread: a DEALER to the worker's log socket, one request at
 /// a time, with a timeout. After a timeout the socket is replaced (the Lazy Pirate way),
