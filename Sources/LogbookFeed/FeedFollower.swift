@@ -1,4 +1,5 @@
 public import LogbookApplication
+public import LogbookWire
 public import LogbookZMQ
 
 /// Follows the change feed for some topics without ever missing or repeating an event,

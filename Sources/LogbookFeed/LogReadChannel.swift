@@ -1,6 +1,6 @@
 public import LogbookApplication
 import LogbookJSON
-import LogbookWire
+public import LogbookWire
 public import LogbookZMQ
 
 /// A `ReadLog` client for one thread: a DEALER to the worker's log socket, one request at

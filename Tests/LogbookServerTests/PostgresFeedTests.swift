@@ -4,6 +4,7 @@ import LogbookFeed
 import LogbookJSON
 import LogbookPostgres
 import LogbookTestSupport
+import LogbookWire
 import LogbookZMQ
 import Testing
 
