@@ -4,7 +4,6 @@ import LogbookZMQ
 extension ServerSecurity {
     /// The counts of the process's CURVE security as the `peers` member of its `Status`.
     var peerStatus: PeerStatus {
-        let counts = peerCounts
-        return PeerStatus(admitted: counts.admitted, refused: counts.refused, dropped: counts.dropped)
+        PeerStatus(admitted: handshakesAdmitted, refused: handshakesRefused, dropped: requestsDropped)
     }
 }
