@@ -17,8 +17,8 @@ struct ProjectionLoop: ~Copyable {
     /// fewer pages are written to the WAL than with one commit per page.
     static let catchUpBatch = 20_000
     /// How many bytes of pages a catch-up gathers at most before it applies them (a page
-    /// is gathered whole, so one more may go over). The bench's 20,000 events are ~8 MB;
-    /// 20,000 posts of 200,000 bytes would be 4 GB.
+    /// is gathered whole, so one more may go over): a batch of ordinary events reaches the
+    /// event count first, one of the largest posts this bound.
     static let catchUpBytes = 16 << 20
 
     var follower: FeedFollower

@@ -12,8 +12,8 @@ import LogbookZMQ
 /// and a crash before that leaves a file that is thrown away at the next start.
 struct RebuildJob: ~Copyable {
     /// Events per page: a quarter of what `ReadLog` allows, so that the pages in flight (each
-    /// kept as its bytes until applied) hold ~4 MB, not ~15, and the bulk load can hold
-    /// 50,000 rows instead of 20,000 in the same memory (BENCHMARKS.md, the rebuild).
+    /// kept as its bytes until applied) hold a quarter as much, and the bulk load can hold
+    /// more rows in the same memory.
     static let pageSize = 2_500
 
     let makeChannel: @Sendable () throws(FeedFollowError) -> LogReadChannel
