@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "LogbookJSON", targets: ["LogbookJSON"]),
         .library(name: "LogbookWire", targets: ["LogbookWire"]),
         .library(name: "LogbookZMQ", targets: ["LogbookZMQ"]),
+        .library(name: "LogbookFeed", targets: ["LogbookFeed"]),
         .library(name: "LogbookServer", targets: ["LogbookServer"]),
         .library(name: "LogbookClient", targets: ["LogbookClient"]),
         .library(name: "LogbookMetrics", targets: ["LogbookMetrics"]),
@@ -80,10 +81,13 @@ let package = Package(
         .target(
             name: "LogbookWire", dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON"],
             swiftSettings: strictSettings),
-        // Interface adapters, bus: the libzmq wrapper (one owning thread per socket) and the
-        // protocol's client-side sockets: the feed follower, the log-read channel, the endpoints.
+        // Interface adapters, bus: the libzmq wrapper (one owning thread per socket), the
+        // endpoints and CURVE security. Knows sockets, not the messages they carry.
+        .target(name: "LogbookZMQ", dependencies: ["CZeroMQ"], swiftSettings: strictSettings),
+        // Interface adapters, the protocol's client side: following the change feed without a
+        // gap (the feed follower) and reading the log (the log-read channel), over the bus.
         .target(
-            name: "LogbookZMQ", dependencies: ["LogbookWire", "LogbookApplication", "LogbookJSON", "CZeroMQ"],
+            name: "LogbookFeed", dependencies: ["LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
         // Interface adapters, metrics: Prometheus's text exposition format (fixed-bucket
         // histograms, the writer) and the HTTP endpoint that serves it (libmicrohttpd).
@@ -95,13 +99,15 @@ let package = Package(
         .target(
             name: "LogbookServer",
             dependencies: [
-                "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMetrics",
+                "LogbookZMQ", "LogbookFeed", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON",
+                "LogbookMetrics",
             ],
             swiftSettings: strictSettings),
         // Interface adapters: the async client library other Swift programs use to talk to the
         // servers. No server code.
         .target(
-            name: "LogbookClient", dependencies: ["LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookJSON"],
+            name: "LogbookClient",
+            dependencies: ["LogbookZMQ", "LogbookFeed", "LogbookWire", "LogbookApplication", "LogbookJSON"],
             swiftSettings: strictSettings),
 
         // Support: command and flag declarations, and the parsing and help made from them, for
@@ -123,8 +129,8 @@ let package = Package(
             name: "logbook",
             dependencies: [
                 "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookPostgres",
-                "LogbookZMQ", "LogbookServer", "LogbookClient", "LogbookCommandLine", "LogbookMetrics", "CGlibcMalloc",
-                "CSystemd",
+                "LogbookZMQ", "LogbookFeed", "LogbookServer", "LogbookClient", "LogbookCommandLine", "LogbookMetrics",
+                "CGlibcMalloc", "CSystemd",
             ],
             swiftSettings: strictSettings),
         // The bench's executable, built beside `logbook`, whose worker and query process it measures.
@@ -172,8 +178,8 @@ let package = Package(
         .testTarget(
             name: "LogbookZMQTests",
             dependencies: [
-                "LogbookZMQ", "LogbookServer", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON",
-                "LogbookMemory", "LogbookTestSupport",
+                "LogbookZMQ", "LogbookFeed", "LogbookServer", "LogbookWire", "LogbookApplication", "LogbookDomain",
+                "LogbookJSON", "LogbookMemory", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         // The worker and the query process in the test process (ipc:// sockets in a temporary
@@ -182,8 +188,8 @@ let package = Package(
         .testTarget(
             name: "LogbookServerTests",
             dependencies: [
-                "LogbookServer", "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON",
-                "LogbookMemory", "LogbookSQLite", "LogbookPostgres", "LogbookTestSupport",
+                "LogbookServer", "LogbookZMQ", "LogbookFeed", "LogbookWire", "LogbookApplication", "LogbookDomain",
+                "LogbookJSON", "LogbookMemory", "LogbookSQLite", "LogbookPostgres", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(
@@ -215,8 +221,8 @@ let package = Package(
         .testTarget(
             name: "LogbookEndToEndTests",
             dependencies: [
-                "logbook", "logbook-bench", "LogbookClient", "LogbookZMQ", "LogbookWire", "LogbookApplication",
-                "LogbookJSON", "LogbookTestSupport",
+                "logbook", "logbook-bench", "LogbookClient", "LogbookZMQ", "LogbookFeed", "LogbookWire",
+                "LogbookApplication", "LogbookJSON", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
     ]

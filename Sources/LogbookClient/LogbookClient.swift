@@ -101,17 +101,16 @@ public final class LogbookClient: Sendable {
         type: String, data: JSONObject, commandId: String = LogbookClient.newId(),
         expectedVersion: ExpectedVersion? = nil, correlationId: String? = nil, causationId: String? = nil
     ) async throws(LogbookClientError) -> CommandReceipt {
-        var document: JSONObject = ["id": .string(commandId), "type": .string(type), "data": .object(data)]
-        switch expectedVersion {
-        case nil: break
-        case .any?: document["expectedVersion"] = "any"
-        case .noStream?: document["expectedVersion"] = "noStream"
-        case .exactly(let version)?: document["expectedVersion"] = .int(version)
-        }
-        var metadata = JSONObject()
-        metadata["correlationId"] = correlationId.map(JSONValue.string)
-        metadata["causationId"] = causationId.map(JSONValue.string)
-        if metadata.count > 0 { document["metadata"] = .object(metadata) }
+        let version: JSONValue? =
+            switch expectedVersion {
+            case nil: nil
+            case .any?: "any"
+            case .noStream?: "noStream"
+            case .exactly(let version)?: .int(version)
+            }
+        let document = RequestDocument.command(
+            id: commandId, type: type, data: .object(data), expectedVersion: version, correlationId: correlationId,
+            causationId: causationId)
 
         let reply = try Reply(try await request(.commands, document))
         return CommandReceipt(position: try reply.int64("position"), events: try reply.events("events"))
@@ -122,9 +121,9 @@ public final class LogbookClient: Sendable {
     public func query(type: String, data: JSONObject = [:], minPosition: Int64? = nil, timeoutMs: Int? = nil)
         async throws(LogbookClientError) -> QueryAnswer
     {
-        var document: JSONObject = ["id": .string(Self.newId()), "type": .string(type), "data": .object(data)]
-        document["minPosition"] = minPosition.map { .int(Int($0)) }
-        document["timeoutMs"] = timeoutMs.map(JSONValue.int)
+        let document = RequestDocument.query(
+            id: Self.newId(), type: type, data: .object(data), minPosition: minPosition.map { Int($0) },
+            timeoutMilliseconds: timeoutMs)
         let reply = try Reply(try await request(.queries, document))
         guard let result = reply.object["result"] else { throw .malformedReply("the query reply has no \"result\"") }
         return QueryAnswer(position: try reply.int64("position"), result: result)
@@ -135,16 +134,14 @@ public final class LogbookClient: Sendable {
     public func readLog(from position: Int64, limit: Int? = nil, topics: [String]? = nil)
         async throws(LogbookClientError) -> LogPage
     {
-        var document: JSONObject = ["id": .string(Self.newId()), "type": "ReadLog", "from": .int(Int(position))]
-        document["limit"] = limit.map(JSONValue.int)
-        document["topics"] = topics.map { .array($0.map(JSONValue.string)) }
+        let document = RequestDocument.readLog(id: Self.newId(), from: position, limit: limit, topics: topics)
         let reply = try Reply(try await request(.log, document))
         return try reply.logPage()
     }
 
     /// The `result` object of a server's `Status` (the commands or the queries server).
     public func status(of server: ServerEndpoint) async throws(LogbookClientError) -> JSONObject {
-        let reply = try Reply(try await request(server, ["id": .string(Self.newId()), "type": "Status"]))
+        let reply = try Reply(try await request(server, RequestDocument.status(id: Self.newId())))
         guard case .object(let result)? = reply.object["result"] else {
             throw .malformedReply("the status reply has no \"result\" object")
         }

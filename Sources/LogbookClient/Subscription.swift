@@ -1,5 +1,7 @@
 import Glibc
 public import LogbookApplication
+import LogbookFeed
+public import LogbookWire
 import LogbookZMQ
 import Synchronization
 

@@ -1,4 +1,5 @@
 import LogbookCommandLine
+import LogbookFeed
 import LogbookZMQ
 
 /// How long a client command waits for each reply (`--timeout-ms`, default 5000) and how

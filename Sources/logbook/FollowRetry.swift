@@ -1,5 +1,6 @@
 import Glibc
 import LogbookCommandLine
+import LogbookFeed
 import LogbookZMQ
 
 /// How `subscribe` waits for a log socket that does not answer (the worker down or

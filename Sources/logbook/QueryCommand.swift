@@ -2,6 +2,7 @@ import Foundation
 import LogbookClient
 import LogbookCommandLine
 import LogbookJSON
+import LogbookWire
 
 /// `logbook query TYPE [DATA]`: asks the query process and prints its reply as it came.
 /// `--min-position N` waits until the read models include position N (read-your-writes).
@@ -30,13 +31,12 @@ struct QueryCommand: ConfiguredCommand {
             throw .usage(
                 "expected a query type and, optionally, its JSON data, e.g. query GetUser '{\"userId\":\"u1\"}'")
         }
-        var document: JSONObject = [
-            "id": .string(UUID().uuidString.lowercased()), "type": .string(arguments.positionals[0]),
-            "data": try arguments.positionals.count == 2
+        let document = RequestDocument.query(
+            id: UUID().uuidString.lowercased(), type: arguments.positionals[0],
+            data: try arguments.positionals.count == 2
                 ? JSONArgument.read(arguments.positionals[1], name: "DATA") : .object(JSONObject()),
-        ]
-        document["minPosition"] = try arguments.integer(Self.minPosition, in: 0...Int.max).map(JSONValue.int)
-        document["timeoutMs"] = try arguments.integer(Self.waitMs, in: 1...60_000).map(JSONValue.int)
+            minPosition: try arguments.integer(Self.minPosition, in: 0...Int.max),
+            timeoutMilliseconds: try arguments.integer(Self.waitMs, in: 1...60_000))
         let session = try ClientSession(arguments: arguments, configuration: configuration)
         let reply = try session.request(.queries, document)
         output.out(JSONWriter.string(.object(reply)))

@@ -31,7 +31,7 @@ struct RebuildCommand: ConfiguredCommand {
         let session = try ClientSession(arguments: arguments, configuration: configuration)
         let started = Date()
         let oldGeneration = try status(session).generation
-        let reply = try session.request(.queries, ["id": .string(UUID().uuidString), "type": "Rebuild"])
+        let reply = try session.request(.queries, RequestDocument.rebuild(id: UUID().uuidString))
         guard reply.isOK else {
             output.out(JSONWriter.string(.object(reply)))
             return .errorReply

@@ -2,6 +2,7 @@ import Foundation
 import LogbookClient
 import LogbookCommandLine
 import LogbookJSON
+import LogbookWire
 
 /// `logbook send TYPE DATA`: sends one command to the worker and prints its reply exactly
 /// as it came: `{"id","ok":true,"position","events"}` or `{"id","ok":false,"error"}`.
@@ -37,18 +38,11 @@ struct SendCommand: ConfiguredCommand {
         guard arguments.positionals.count == 2 else {
             throw .usage("expected a command type and its JSON data, e.g. send AddProduct '{\"productId\":\"p1\", …}'")
         }
-        var document: JSONObject = [
-            "id": .string(arguments.value(Self.id) ?? UUID().uuidString.lowercased()),
-            "type": .string(arguments.positionals[0]),
-            "data": try JSONArgument.read(arguments.positionals[1], name: "DATA"),
-        ]
-        if let expected = arguments.value(Self.expectedVersion) {
-            document["expectedVersion"] = Int(expected).map(JSONValue.int) ?? .string(expected)
-        }
-        var metadata = JSONObject()
-        metadata["correlationId"] = arguments.value(Self.correlationId).map(JSONValue.string)
-        metadata["causationId"] = arguments.value(Self.causationId).map(JSONValue.string)
-        if metadata.count > 0 { document["metadata"] = .object(metadata) }
+        let document = RequestDocument.command(
+            id: arguments.value(Self.id) ?? UUID().uuidString.lowercased(), type: arguments.positionals[0],
+            data: try JSONArgument.read(arguments.positionals[1], name: "DATA"),
+            expectedVersion: arguments.value(Self.expectedVersion).map { Int($0).map(JSONValue.int) ?? .string($0) },
+            correlationId: arguments.value(Self.correlationId), causationId: arguments.value(Self.causationId))
 
         let session = try ClientSession(arguments: arguments, configuration: configuration)
         let reply = try session.request(.commands, document)

@@ -23,7 +23,7 @@ extension ClientSession {
     /// Asks `server` for its `Status`. A success whose `result` is not a `Status` of that
     /// type is a failure of the command line, as a server that does not answer is.
     func status<Status>(of server: ServerEndpoint, as type: Status.Type) throws(CLIError) -> StatusReply<Status> {
-        let reply = try request(server, ["id": .string(UUID().uuidString), "type": "Status"])
+        let reply = try request(server, RequestDocument.status(id: UUID().uuidString))
         guard reply.isOK else { return .refused(reply) }
         do {
             return .status(try Status(json: reply["result"] ?? .null))

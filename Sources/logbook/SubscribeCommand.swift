@@ -1,6 +1,7 @@
 import LogbookApplication
 import LogbookClient
 import LogbookCommandLine
+import LogbookFeed
 import LogbookJSON
 import LogbookZMQ
 

@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookCommandLine
+import LogbookWire
 
 /// Topic names from the command line (`users,orders`, `all`), checked against the contract's list.
 enum TopicList {

@@ -22,20 +22,20 @@ struct LogReaderTests {
     func nextAndHead() throws {
         let harness = Self.harness(users: 2, products: 3)  // positions 1–4 users and claims, 5–7 products
         let reader = LogReader(store: harness.store)
-        let full = try reader.read(LogReadRequest(from: 1, limit: 3))
+        let full = try reader.read(from: 1, limit: 3, categories: nil)
         #expect(full.events.map(\.position) == [1, 2, 3])
         #expect(full.next == 4)
         #expect(full.head == 7)
-        let short = try reader.read(LogReadRequest(from: 4, limit: 10))
+        let short = try reader.read(from: 4, limit: 10, categories: nil)
         #expect(short.events.map(\.position) == [4, 5, 6, 7])
         #expect(short.next == 8)
-        let products = try reader.read(LogReadRequest(from: 1, limit: 2, topics: [.products]))
+        let products = try reader.read(from: 1, limit: 2, categories: ["product"])
         #expect(products.events.map(\.position) == [5, 6])
         #expect(products.next == 7)
-        let rest = try reader.read(LogReadRequest(from: 7, limit: 2, topics: [.products]))
+        let rest = try reader.read(from: 7, limit: 2, categories: ["product"])
         #expect(rest.events.map(\.position) == [7])
         #expect(rest.next == 8)
-        let beyond = try reader.read(LogReadRequest(from: 50, limit: 2))
+        let beyond = try reader.read(from: 50, limit: 2, categories: nil)
         #expect(beyond.events.isEmpty)
         #expect(beyond.next == 50)
     }
@@ -58,7 +58,7 @@ struct LogReaderTests {
         var seen: [Int64] = []
         var pages = 0
         while true {
-            let page = try reader.read(LogReadRequest(from: next, limit: 10_000))
+            let page = try reader.read(from: next, limit: 10_000, categories: nil)
             pages += 1
             let bytes = page.events.reduce(0) { $0 + $1.data.utf8.count }
             #expect(bytes <= LogReader.pageByteBudget)
@@ -83,7 +83,7 @@ struct LogReaderTests {
                 ["postId": .string("post\(index)"), "authorId": "u0", "title": "Odd", "content": .string(content)])
         }
         let reader = LogReader(store: harness.store)
-        let page = try reader.read(LogReadRequest(from: 3, limit: 10_000))
+        let page = try reader.read(from: 3, limit: 10_000, categories: nil)
         #expect(!page.events.isEmpty)
         #expect(page.next == (page.events.last?.position ?? 0) + 1)
         #expect(page.next <= page.head)

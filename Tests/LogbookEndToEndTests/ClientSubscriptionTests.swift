@@ -2,6 +2,7 @@ import Glibc
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookWire
 import Testing
 
 /// `LogbookClient.subscribe` against a real worker: every event once, in order, across a

@@ -2,6 +2,7 @@ import Foundation
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookWire
 import Testing
 
 /// The change feed of ARCHITECTURE §5 against real processes: what a subscriber of some

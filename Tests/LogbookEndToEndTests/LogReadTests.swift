@@ -1,6 +1,7 @@
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookWire
 import Testing
 
 /// `ReadLog` on the worker's log socket and `logbook replay` (ARCHITECTURE §5, §6): positions

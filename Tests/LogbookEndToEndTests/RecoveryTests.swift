@@ -2,7 +2,9 @@ import Foundation
 import Glibc
 import LogbookApplication
 import LogbookClient
+import LogbookFeed
 import LogbookJSON
+import LogbookWire
 import Testing
 
 /// The guarantees of ARCHITECTURE §8 across crashes and restarts: the query process killed

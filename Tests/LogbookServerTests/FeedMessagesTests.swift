@@ -94,6 +94,9 @@ struct FeedMessagesTests {
             #expect(fast.event == (try WireDecoding.recordedEvent(from: .object(object))), "\(text)")
             let wanted = FeedTopic.allCases.map { topic in marks[topic.rawValue]?.intValue.map(Int64.init) ?? -1 }
             #expect(fast.previous == wanted)
+            let read = try #require(FeedMessage(frames: message), "not read back: \(text)")
+            #expect(read.event == fast.event)
+            #expect(FeedTopic.allCases.map { read.previous[$0] ?? -1 } == wanted)
         }
         // Anything else is left to the general parse: another member order, spaces, a missing mark.
         let sample = try #require(messages.first?.last)
@@ -106,6 +109,13 @@ struct FeedMessagesTests {
         ]
         for variant in variants {
             #expect(LogPageReader.feedEnvelope(Array(variant.utf8)) == nil, "\(variant)")
+        }
+        // The general parse reads a message in another layout to the same event and marks.
+        let topicFrame = try #require(messages.first?.first)
+        let fast = try #require(FeedMessage(frames: [topicFrame, sample]))
+        for variant in [variants[0], variants[2]] {
+            let slow = try #require(FeedMessage(frames: [topicFrame, Array(variant.utf8)]))
+            #expect(slow.event == fast.event && slow.previous == fast.previous, "\(variant)")
         }
     }
 }

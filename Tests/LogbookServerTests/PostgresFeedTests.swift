@@ -1,8 +1,10 @@
 import Foundation
 import LogbookApplication
+import LogbookFeed
 import LogbookJSON
 import LogbookPostgres
 import LogbookTestSupport
+import LogbookWire
 import LogbookZMQ
 import Testing
 

@@ -42,8 +42,8 @@ struct CurveHandshakeTests {
         #expect(refusal.key == stranger.publicKey.z85)
         #expect(refusal.reason == "unknown key")
         #expect(refusal.domain == ZAPDomain.requests.rawValue)
-        #expect(security.peerStatus.admitted == 1)
-        #expect(security.peerStatus.refused >= 1)
+        #expect(security.handshakesAdmitted == 1)
+        #expect(security.handshakesRefused >= 1)
 
         // The feed admits readers and admins only.
         let feedEndpoint = temporaryIPCEndpoint()

@@ -1,6 +1,7 @@
 import Foundation
 import LogbookApplication
 import LogbookDomain
+import LogbookFeed
 import LogbookJSON
 import LogbookMemory
 import LogbookServer

@@ -1,5 +1,6 @@
 import Foundation
 import LogbookApplication
+import LogbookFeed
 import LogbookJSON
 import LogbookWire
 import LogbookZMQ

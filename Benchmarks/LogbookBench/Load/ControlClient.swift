@@ -1,4 +1,5 @@
 import LogbookJSON
+import LogbookWire
 import LogbookZMQ
 
 /// A blocking request/reply client for the bench's own calls (`Status`, `Rebuild`,
@@ -25,7 +26,7 @@ struct ControlClient: ~Copyable {
 
     /// Sends `{"id","type",…fields}` and returns the reply object; nil when none came in time.
     /// A reply with `"ok": false` is returned as it is.
-    mutating func request(_ type: String, _ fields: JSONObject = [:], timeoutMilliseconds: Int) throws(BenchError)
+    mutating func request(_ type: RequestType, _ fields: JSONObject = [:], timeoutMilliseconds: Int) throws(BenchError)
         -> JSONObject?
     {
         guard let bytes = try requestBytes(type, fields, timeoutMilliseconds: timeoutMilliseconds) else { return nil }
@@ -43,12 +44,12 @@ struct ControlClient: ~Copyable {
 
     /// The same, returning the reply's bytes unparsed (a `ReadLog` page is read without
     /// decoding its events).
-    mutating func requestBytes(_ type: String, _ fields: JSONObject = [:], timeoutMilliseconds: Int)
+    mutating func requestBytes(_ type: RequestType, _ fields: JSONObject = [:], timeoutMilliseconds: Int)
         throws(BenchError) -> [UInt8]?
     {
         counter += 1
         let id = "bench-control-\(counter)"
-        var document: JSONObject = ["id": .string(id), "type": .string(type)]
+        var document: JSONObject = ["id": .string(id), "type": .string(type.rawValue)]
         for (key, value) in fields { document[key] = value }
         let deadline = BenchClock.nanoseconds() + UInt64(timeoutMilliseconds) * 1_000_000
         let expectedPrefix = Array("{\"id\":\"\(id)\"".utf8)
@@ -65,13 +66,13 @@ struct ControlClient: ~Copyable {
                 }
             }
         } catch {
-            throw BenchError("\(type) to \(endpoint): \(error)")
+            throw BenchError("\(type.rawValue) to \(endpoint): \(error)")
         }
     }
 
     /// `Status`'s `result`, or nil when the server did not answer in time.
     mutating func status(timeoutMilliseconds: Int) throws(BenchError) -> JSONObject? {
-        guard let reply = try request("Status", timeoutMilliseconds: timeoutMilliseconds) else { return nil }
+        guard let reply = try request(.status, timeoutMilliseconds: timeoutMilliseconds) else { return nil }
         guard case .object(let result)? = reply["result"] else {
             throw BenchError("\(endpoint) answered Status without a result: \(JSONWriter.string(.object(reply)))")
         }

@@ -1,5 +1,6 @@
 import Glibc
 import LogbookJSON
+import LogbookWire
 import LogbookZMQ
 
 /// Logbook scaled out on one PostgreSQL database: a feed process (`logbook run feed`) and N
@@ -66,8 +67,7 @@ struct SharedLogService {
             guard children.isRunning(pid) else {
                 throw BenchError("the feed process ended at start:\n\(children.logTail(pid))")
             }
-            if try client.requestBytes("ReadLog", ["from": .int(1), "limit": .int(1)], timeoutMilliseconds: 200) != nil
-            {
+            if try client.requestBytes(.readLog, ["from": .int(1), "limit": .int(1)], timeoutMilliseconds: 200) != nil {
                 return
             }
         }

@@ -1,4 +1,5 @@
 import LogbookJSON
+import LogbookWire
 import LogbookZMQ
 
 extension BenchSession {
@@ -89,7 +90,7 @@ extension BenchSession {
         while true {
             guard
                 let page = try client.requestBytes(
-                    "ReadLog", ["from": .int(from), "limit": 10_000], timeoutMilliseconds: 60_000)
+                    .readLog, ["from": .int(from), "limit": 10_000], timeoutMilliseconds: 60_000)
             else { throw BenchError("ReadLog from \(from) got no reply within 60 s") }
             guard let next = PageTail.integer("next", in: page), let head = PageTail.integer("head", in: page) else {
                 throw BenchError(
@@ -123,7 +124,7 @@ extension BenchSession {
         }
         let oldGeneration = before["generation"]?.intValue ?? 0
         let started = BenchClock.nanoseconds()
-        guard let reply = try client.request("Rebuild", timeoutMilliseconds: 10_000), reply["ok"] == .bool(true) else {
+        guard let reply = try client.request(.rebuild, timeoutMilliseconds: 10_000), reply["ok"] == .bool(true) else {
             throw BenchError("the query process did not accept Rebuild")
         }
         var fillSeconds: Double?

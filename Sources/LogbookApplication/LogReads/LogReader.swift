@@ -50,11 +50,14 @@ public struct LogReader {
     /// least one event). Keeps a page of large events far below the socket's size limit.
     public static let pageByteBudget = 4 << 20
 
-    /// The page `request` asks for, its events as `RecordedEvent`s.
-    public func read(_ request: LogReadRequest) throws(ServiceError) -> LogPage {
+    /// The page of at most `limit` events from position `from`, only those of `categories`
+    /// when given, its events as `RecordedEvent`s.
+    public func read(from: Int64, limit: Int, categories: Set<String>?) throws(ServiceError) -> LogPage {
         var events: [RecordedEvent] = []
         do {
-            let bounds = try read(request) { event in events.append(event.recordedEvent) }
+            let bounds = try read(from: from, limit: limit, categories: categories) { event in
+                events.append(event.recordedEvent)
+            }
             return LogPage(events: events, next: bounds.next, head: bounds.head)
         } catch {
             switch error {
@@ -64,14 +67,14 @@ public struct LogReader {
         }
     }
 
-    /// Reads the page `request` asks for, handing each of its events to `body` in position
-    /// order as borrowed bytes (a writer of replies copies them straight into its output,
-    /// with no `RecordedEvent` or `String` made). The same page as `read(_:)`: at most
-    /// `limit` events, cut before the event that takes the page over `byteBudget`
-    /// (never before the first), `next` and `head` as documented above. A throw of `body`
-    /// stops the read and comes out as `.body`.
+    /// Reads the same page as `read(from:limit:categories:)`, handing each of its events to
+    /// `body` in position order as borrowed bytes (a writer of replies copies them straight
+    /// into its output, with no `RecordedEvent` or `String` made): at most `limit` events,
+    /// cut before the event that takes the page over `byteBudget` (never before the first),
+    /// `next` and `head` as documented above. A throw of `body` stops the read and comes out
+    /// as `.body`.
     public func read<Failure: Error>(
-        _ request: LogReadRequest, visiting body: (StoredEventBytes) throws(Failure) -> Void
+        from: Int64, limit: Int, categories: Set<String>?, visiting body: (StoredEventBytes) throws(Failure) -> Void
     ) throws(PagedReadError<Failure>) -> LogPageBounds {
         var count = 0
         var bytes = 0
@@ -81,7 +84,7 @@ public struct LogReader {
         let head: Int64
         do {
             head = try store.headPosition()
-            try store.visitEvents(fromPosition: request.from, limit: request.limit, categories: request.categories) {
+            try store.visitEvents(fromPosition: from, limit: limit, categories: categories) {
                 event in
                 bytes += event.data.count + Self.envelopeOverhead
                 if bytes > byteBudget && count > 0 {
@@ -102,9 +105,9 @@ public struct LogReader {
             throw .store(error)
         }
         if let failure { throw .body(failure) }
-        var next = last.map { $0 + 1 } ?? request.from
+        var next = last.map { $0 + 1 } ?? from
         // Every event of the topics up to the head was seen: the page neither filled nor was cut.
-        if count < request.limit && !cut { next = max(next, head + 1) }
+        if count < limit && !cut { next = max(next, head + 1) }
         return LogPageBounds(count: count, next: next, head: head)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LogbookApplication
+import LogbookFeed
 import LogbookZMQ
 
 /// Reads the whole log, from position 1 to its head, on a thread of its own and at most

@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookFeed
 import LogbookZMQ
 
 /// The query process's projection thread: follows the feed gap-free (`FeedFollower`) and

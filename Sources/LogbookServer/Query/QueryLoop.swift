@@ -131,19 +131,19 @@ struct QueryLoop: ~Copyable {
             return try send(routed, WireEncoding.failure(id: error.id, error.error))
         }
         let action: BusAction =
-            switch wire.type {
-            case "Status": .status
-            case "Rebuild": .rebuild
-            default: .query
+            switch wire.requestType {
+            case .status?: .status
+            case .rebuild?: .rebuild
+            case .readLog?, nil: .query
             }
         switch requestGuard.admit(routed.metadata, for: action) {
         case .serve: break
         case .drop: return
         case .unauthorized(let error): return try send(routed, WireEncoding.failure(id: wire.id, error))
         }
-        switch wire.type {
-        case "Status", "Rebuild": try serveStatus(routed, wire)
-        default: try serveQuery(routed, wire, at: snapshot)
+        switch wire.requestType {
+        case .status?, .rebuild?: try serveStatus(routed, wire)
+        case .readLog?, nil: try serveQuery(routed, wire, at: snapshot)
         }
     }
 
@@ -157,7 +157,7 @@ struct QueryLoop: ~Copyable {
         }
         // The state as it is now, not the turn's snapshot: a Rebuild read earlier in this
         // turn may have started one, and two at once would race to switch.
-        if wire.type == "Rebuild",
+        if wire.requestType == .rebuild,
             rebuilds.arrive(id: wire.id, underWay: !state.read().rebuild.allowsStart) == .start
         {
             startRebuild()

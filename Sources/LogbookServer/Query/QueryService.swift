@@ -1,6 +1,8 @@
 public import LogbookApplication
 import LogbookDomain
+import LogbookFeed
 public import LogbookMetrics
+import LogbookWire
 public import LogbookZMQ
 
 /// The read side (`logbook run query`): a projection thread (feed SUB + log reads into the

@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookDomain
+import LogbookFeed
 import LogbookZMQ
 
 /// A rebuild, on its own thread: fills a new read-model generation from position 1 (the

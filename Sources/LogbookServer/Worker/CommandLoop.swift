@@ -329,7 +329,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
             metrics.update { $0.recordRefusal(code: error.error.code) }
             return .reply(WireEncoding.failure(id: error.id, error.error))
         }
-        switch requestGuard.admit(routed.metadata, for: request.type == "Status" ? .status : .command) {
+        switch requestGuard.admit(routed.metadata, for: request.requestType == .status ? .status : .command) {
         case .serve: break
         case .drop: return .drop
         case .unauthorized(let error):
@@ -337,7 +337,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
             return .reply(WireEncoding.failure(id: request.id, error))
         }
         do {
-            if request.type == "Status" {
+            if request.requestType == .status {
                 try request.onlyFields(WireRequest.bareFields)
                 return .reply(status(id: request.id))
             }

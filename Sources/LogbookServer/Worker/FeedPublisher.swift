@@ -1,5 +1,4 @@
 import LogbookApplication
-import LogbookJSON
 import LogbookWire
 import LogbookZMQ
 
@@ -74,7 +73,8 @@ struct FeedPublisher: ~Copyable {
     /// than `largestEnvelope`, gets none either (it is read from the log instead).
     /// `envelopes` holds each event's envelope as bytes (by position, as `EnvelopeWriter`
     /// writes them), written once for the replies and the feed; an event without one gets
-    /// no message. The feed envelope is that envelope with `"previous":{…}` as its last member.
+    /// no message. The feed envelope is that envelope with `"previous":{…}` as its last member
+    /// (`FeedMessage.frames`).
     mutating func messages(for events: [RecordedEvent], envelopes: [Int64: [UInt8]]) -> [[[UInt8]]] {
         var messages: [[[UInt8]]] = []
         messages.reserveCapacity(events.count)
@@ -86,28 +86,10 @@ struct FeedPublisher: ~Copyable {
             guard let envelope = envelopes[event.position], envelope.last == UInt8(ascii: "}"),
                 envelope.count <= Self.largestEnvelope
             else { continue }
-            var message: [UInt8] = []
-            message.reserveCapacity(envelope.count + Self.previousMemberSize)
-            message.append(contentsOf: envelope[..<(envelope.count - 1)])
-            message.append(contentsOf: #","previous":{"#.utf8)
-            for (offset, name) in FeedTopic.allCases.enumerated() {
-                if offset > 0 { message.append(UInt8(ascii: ",")) }
-                JSONWriter.writeString(name.rawValue, into: &message)
-                message.append(UInt8(ascii: ":"))
-                JSONWriter.writeInteger(Int(previous[name] ?? 0), into: &message)
-            }
-            message.append(contentsOf: "}}".utf8)
-            messages.append([Self.topicFrames[topic] ?? Array(topic.rawValue.utf8), message])
+            messages.append(FeedMessage.frames(topic: topic, envelope: envelope, previous: previous))
         }
         return messages
     }
-
-    /// Room for `,"previous":{…}}`: every topic's name and a position of up to 19 digits.
-    private static let previousMemberSize = 16 + FeedTopic.allCases.reduce(0) { $0 + $1.rawValue.utf8.count + 23 }
-
-    /// Each topic's name as the first frame of its messages, made once.
-    private static let topicFrames = Dictionary(
-        uniqueKeysWithValues: FeedTopic.allCases.map { ($0, Array($0.rawValue.utf8)) })
 
     /// Sets how long the socket keeps sending what it holds once closed (a clean stop).
     func linger(_ milliseconds: Int) throws(ZMQError) {

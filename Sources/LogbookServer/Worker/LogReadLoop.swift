@@ -133,11 +133,12 @@ struct LogReadLoop: ~Copyable {
             output = failure(id: request.id, error)
             return nil
         }
-        guard request.type == "ReadLog" else {
+        guard request.requestType == .readLog else {
             output = failure(
                 id: request.id,
                 ServiceError(
-                    .unknownType, "unknown request type '\(request.type)' on the log socket (known: ReadLog)",
+                    .unknownType,
+                    "unknown request type '\(request.type)' on the log socket (known: \(RequestType.readLog.rawValue))",
                     details: [("type", .string(request.type))]))
             return nil
         }

@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookWire
 
 /// A page of the log written before it is asked for. A client that reads the log page by page
 /// asks for the next page only once it has the last one, and the log-read loop would wait

@@ -1,4 +1,3 @@
-public import LogbookWire
 import Synchronization
 
 /// CURVE on a process's server sockets: the server's key pair, the allow-list of client keys
@@ -82,12 +81,15 @@ public final class ServerSecurity: Sendable {
         droppedCount.add(1, ordering: .relaxed)
     }
 
-    /// Handshakes admitted and refused, and requests dropped, so far: the `peers` of `Status`.
-    public var peerStatus: PeerStatus {
-        PeerStatus(
-            admitted: admittedCount.load(ordering: .relaxed), refused: refusedCount.load(ordering: .relaxed),
-            dropped: droppedCount.load(ordering: .relaxed))
-    }
+    /// Handshakes admitted so far (each count only grows; a process reports the three as the
+    /// `peers` of its `Status`).
+    public var handshakesAdmitted: Int { admittedCount.load(ordering: .relaxed) }
+
+    /// Handshakes refused so far.
+    public var handshakesRefused: Int { refusedCount.load(ordering: .relaxed) }
+
+    /// Requests dropped unanswered so far, their sender's key no longer listed.
+    public var requestsDropped: Int { droppedCount.load(ordering: .relaxed) }
 
     /// The ZAP answer for a handshake, counted: admitted (with the key's role) only for a
     /// CURVE client whose key is listed and whose role may use `domain`.

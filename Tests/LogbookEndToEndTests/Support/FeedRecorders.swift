@@ -1,5 +1,7 @@
 import LogbookApplication
+import LogbookFeed
 import LogbookJSON
+import LogbookWire
 import LogbookZMQ
 import Synchronization
 

@@ -1,4 +1,5 @@
 public import LogbookApplication
+import LogbookWire
 
 /// A `ReadLog` page as `LogReadChannel.readEncoded` gives it: kept as its bytes when the
 /// reply was in the worker's exact form, else decoded by the general reader.

@@ -1,6 +1,7 @@
 public import LogbookApplication
 import LogbookJSON
-import LogbookWire
+public import LogbookWire
+public import LogbookZMQ
 
 /// A `ReadLog` client for one thread: a DEALER to the worker's log socket, one request at
 /// a time, with a timeout. After a timeout the socket is replaced (the Lazy Pirate way),
@@ -55,8 +56,7 @@ public struct LogReadChannel: ~Copyable {
     private mutating func send(from: Int64, limit: Int, topics: [FeedTopic]?) throws(ZMQError) -> String {
         counter += 1
         let id = "readlog-\(counter)"
-        var request: JSONObject = ["id": .string(id), "type": "ReadLog", "from": .int(Int(from)), "limit": .int(limit)]
-        if let topics { request["topics"] = .array(topics.map { .string($0.rawValue) }) }
+        let request = RequestDocument.readLog(id: id, from: from, limit: limit, topics: topics?.map(\.rawValue))
         try socket.send([[], JSONWriter.bytes(.object(request))])
         return id
     }

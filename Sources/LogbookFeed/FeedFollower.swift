@@ -1,4 +1,6 @@
 public import LogbookApplication
+public import LogbookWire
+public import LogbookZMQ
 
 /// Follows the change feed for some topics without ever missing or repeating an event,
 /// on the thread that owns it.
@@ -18,7 +20,7 @@ public struct FeedFollower: ~Copyable {
     public let pageSize: Int
     static let maximumLiveBatch = 2_000
     /// A live batch also ends once its messages reach this many bytes (one more message may
-    /// go over): 2,000 posts of 200,000 bytes would be 400 MB.
+    /// go over), so that a batch of the largest posts stays bounded in memory.
     static let maximumLiveBatchBytes = 16 << 20
     static let receiveQueueLimit: Int32 = 10_000
 

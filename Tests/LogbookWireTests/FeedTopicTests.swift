@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookWire
 import Testing
 
 @Suite("Feed topics")
