@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite, what CI runs: checks formatting and that docs/architecture.md's
+# The whole test suite, what CI runs (--quick: the checks, the build and the unit, contract
+# and in-process tests only, for the inner loop): checks formatting and that docs/architecture.md's
 # table of targets matches Package.swift; checks the measuring script Benchmarks/tools/wal-frames.py; builds every target and test with warnings as
-# errors; runs all tests (XCTest and Swift Testing) once with a throwaway PostgreSQL cluster
+# errors; runs all tests (Swift Testing, in two runs) with a throwaway PostgreSQL cluster
 # (scripts/test-postgres.sh, stopped at the end) so that the PostgreSQL log's tests run too;
 # checks every message kind on the wire against schemas/; runs the chaos suite (Tests/Chaos); runs `logbook-bench --quick` (and its
 # `--store postgresql` scale section) as a smoke test; runs the Python example against a real worker and query process (the wire
@@ -11,6 +12,15 @@
 # processes answer; and runs the multi-host test (Tests/MultiHost) on network namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=false
+case "${1:-}" in
+    "") ;;
+    --quick) quick=true ;;
+    *)
+        echo "usage: scripts/test.sh [--quick]" >&2
+        exit 2
+        ;;
+esac
 swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
 python3 scripts/check-architecture-doc.py
 # The measuring tools of BENCHMARKS.md that read files (Benchmarks/tools/wal-frames.py).
@@ -27,19 +37,21 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 if ! ./scripts/test-postgres.sh url >/dev/null 2>&1; then trap './scripts/test-postgres.sh stop' EXIT; fi
 eval "$(./scripts/test-postgres.sh start)"
 export LOGBOOK_REQUIRE_POSTGRES=1
-# Four runs. Tests that hold a thread while they block in-process (the stores, sockets, key
-# files) run apart from those that wait on the clock (the client, in-process servers, real
-# processes): Swift runs tests on its cooperative threads, two on a two-core machine, and
-# blocked ones starved the waiting ones past their timeouts. The end-to-end tests wait on
-# processes with blocking calls too, so they run apart from the client's and the in-process
-# servers' tests, whose attempts are a second or so.
-waiting='LogbookClientTests|LogbookServerTests|LogbookEndToEndTests'
-swift test --skip-build --skip "$waiting"
-# The client's tests alone: in-process servers block a thread while they stop (up to their
-# linger), which once delayed a client test's 100 ms sleep past its 4 s attempt.
+# --quick, the inner loop: the unit and contract tests and the in-process servers, no real
+# processes, no client timing tests, nothing after them.
+if $quick; then
+    swift test --skip-build --skip 'LogbookClientTests|LogbookEndToEndTests'
+    exit 0
+fi
+# Two runs. Every test waits for what must happen with a patience far beyond a loaded
+# machine's pace, so tests that block one of Swift's cooperative threads (two on a two-core
+# machine) only slow the others down: one run holds the units, the contracts, the in-process
+# servers and the real processes together. The client's tests stay apart: they test the
+# client's own timeouts and retries against a scripted server's delays, in real time, and
+# the client's timers run on those same threads, so while other tests hold them a timer
+# fires late, which is the machine's doing, not the client's.
+swift test --skip-build --skip LogbookClientTests
 swift test --skip-build --filter LogbookClientTests
-swift test --skip-build --filter LogbookServerTests
-swift test --skip-build --filter LogbookEndToEndTests
 LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py
 LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py --curve
 # The benchmark once at small sizes, as a smoke test (no thresholds; figures on CI mean nothing).

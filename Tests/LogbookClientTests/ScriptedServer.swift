@@ -82,9 +82,10 @@ final class ScriptedServer: Sendable {
     /// The largest number of replies the script had scheduled and not yet sent.
     var mostWaitingReplies: Int { record.value.mostWaitingReplies }
 
-    /// Waits (up to 3 s) until the server has received `id` at least `count` times.
+    /// Waits until the server has received `id` at least `count` times (for at most two
+    /// minutes, an upper bound only a broken client runs out).
     func waitUntilReceived(_ id: String, count: Int = 1) async throws {
-        let deadline = ContinuousClock.now + .seconds(3)
+        let deadline = ContinuousClock.now + .seconds(120)
         while requests(id: id).count < count && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }

@@ -201,35 +201,50 @@ struct CLIResult {
     }
 }
 
-/// Loopback ports nobody listens on: bound to port 0 to let the kernel choose, then released.
-/// A port is handed out once per test process, so clusters started in parallel never share
-/// one (the kernel may offer a released port again at once).
+/// Loopback ports nobody listens on, for the processes the tests start.
+///
+/// They are drawn below the kernel's range of ephemeral ports, never from it: a port the
+/// kernel picks for port 0 is an ephemeral one, and between handing it out and the process
+/// binding it (a while, on a loaded machine) any outgoing connection may take it as its local
+/// port, and the bind fails. Ports below that range are never taken that way. A port is
+/// handed out once per test process (a counter, started at a place that depends on the
+/// process id so that two test processes side by side rarely meet), and only after a bind
+/// shows that nothing holds it now.
 enum FreePorts {
-    private static let handedOut = Mutex<Set<Int>>([])
+    /// The ports drawn from: below Linux's default ephemeral range (32768–60999).
+    static let range = 20_000..<32_768
+    private static let next = Mutex<Int>(Int(getpid()) % (range.count / 2))
 
     static func take(_ count: Int) throws -> [Int] {
-        var sockets: [Int32] = []
-        defer { for fd in sockets { close(fd) } }
         var ports: [Int] = []
+        var tried = 0
         while ports.count < count {
-            guard sockets.count < 1_000 else { throw ClusterError.notAnswering("no free port") }
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            sockets.append(fd)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                    bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-                }
+            guard tried < range.count else { throw ClusterError.notAnswering("no free port") }
+            tried += 1
+            let port = next.withLock { offset in
+                defer { offset = (offset + 1) % range.count }
+                return range.lowerBound + offset
             }
-            guard bound else { throw ClusterError.notAnswering("no free port") }
-            // A port given out before stays bound here until the end, so the kernel offers another.
-            let port = Int(UInt16(bigEndian: address.sin_port))
-            if handedOut.withLock({ $0.insert(port).inserted }) { ports.append(port) }
+            if isBindable(port) { ports.append(port) }
         }
         return ports
+    }
+
+    /// Whether a socket can bind `port` on loopback now (it is closed again at once).
+    private static func isBindable(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
     }
 }
