@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "LogbookServer", targets: ["LogbookServer"]),
         .library(name: "LogbookClient", targets: ["LogbookClient"]),
         .library(name: "LogbookMetrics", targets: ["LogbookMetrics"]),
+        .library(name: "LogbookLocks", targets: ["LogbookLocks"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
@@ -54,6 +55,10 @@ let package = Package(
         // Support: a JSON reader/writer with precise errors and stable key order. No dependencies.
         .target(name: "LogbookJSON", swiftSettings: strictSettings),
 
+        // Support: `ConditionLock`, a value behind a lock with a condition variable, for the
+        // threads that wait for one another (hand-overs, joins, stops). No dependencies.
+        .target(name: "LogbookLocks", swiftSettings: strictSettings),
+
         // Domain: entities, values, commands, events, deciders. No dependencies at all.
         .target(name: "LogbookDomain", swiftSettings: strictSettings),
 
@@ -67,7 +72,7 @@ let package = Package(
             name: "LogbookMemory", dependencies: ["LogbookApplication"],
             swiftSettings: strictSettings),
         .target(
-            name: "LogbookSQLite", dependencies: ["LogbookApplication", "CSQLite"],
+            name: "LogbookSQLite", dependencies: ["LogbookApplication", "LogbookLocks", "CSQLite"],
             swiftSettings: strictSettings),
         // The scale-out log: PostgreSQL through libpq, shared by workers in many processes.
         .target(
@@ -83,7 +88,8 @@ let package = Package(
         // Interface adapters, bus: the libzmq wrapper (one owning thread per socket) and the
         // protocol's client-side sockets: the feed follower, the log-read channel, the endpoints.
         .target(
-            name: "LogbookZMQ", dependencies: ["LogbookWire", "LogbookApplication", "LogbookJSON", "CZeroMQ"],
+            name: "LogbookZMQ",
+            dependencies: ["LogbookWire", "LogbookApplication", "LogbookJSON", "LogbookLocks", "CZeroMQ"],
             swiftSettings: strictSettings),
         // Interface adapters, metrics: Prometheus's text exposition format (fixed-bucket
         // histograms, the writer) and the HTTP endpoint that serves it (libmicrohttpd).
@@ -96,6 +102,7 @@ let package = Package(
             name: "LogbookServer",
             dependencies: [
                 "LogbookZMQ", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMetrics",
+                "LogbookLocks",
             ],
             swiftSettings: strictSettings),
         // Interface adapters: the async client library other Swift programs use to talk to the
@@ -141,6 +148,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookJSONTests", dependencies: ["LogbookJSON", "LogbookTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookLocksTests", dependencies: ["LogbookLocks"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookDomainTests", dependencies: ["LogbookDomain", "LogbookTestSupport"],
