@@ -17,7 +17,7 @@ import LogbookLocks
 /// Its memory and time are bounded all the same: should it fall behind (or fail), the
 /// writer checkpoints in its own commit once the WAL reaches `backstopPages`, as SQLite
 /// would. The thread starts with the first checkpoint and ends with `stop()`.
-final class SQLiteCheckpointer: @unchecked Sendable {
+final class SQLiteCheckpointer: Sendable {
     /// A page the commits change again and again within this span is copied once: a longer
     /// span copies less often, and the backstop bounds it.
     static let thresholdPages: Int32 = 4_000

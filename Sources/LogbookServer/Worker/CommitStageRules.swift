@@ -23,13 +23,14 @@ import LogbookApplication
 /// handed back refused; every batch taken later is refused without being appended
 /// (`.refuse`); the flush thread ends, so its heartbeat stops.
 ///
-/// It promises (asserted after every transition): a batch is in exactly one place from
+/// It promises, asserted after every transition: a batch is in exactly one place from
 /// `submit` until `takeDone` hands it back (submitted, being appended, committed, being
-/// synced, done), so `inFlight` counts them and never exceeds `maximumInFlight`; batches come
-/// back in the order they were submitted; one thread at a time holds the handler (the
-/// append thread, or the loop while it runs a batch inline, only when the stage is idle);
-/// one sync runs at a time; nothing waits for a sync once one failed; and a thread is told
-/// to end only once nothing it could still be given is left.
+/// synced, done), so `inFlight` counts them and never exceeds `maximumInFlight`; one thread
+/// at a time holds the handler (the append thread, or the loop while it runs a batch inline,
+/// only when the stage is idle); one sync runs at a time; nothing waits for a sync once one
+/// failed. And by construction: batches come back in the order they were submitted (each
+/// place is first in, first out, and a sync covers every batch appended before it); a
+/// thread is told to end only once nothing it could still be given is left.
 struct CommitStageRules<Requests: Collection, Batch> {
     /// What a batch handed back to the loop is.
     enum Delivery {

@@ -5,7 +5,7 @@ import LogbookLocks
 /// A dedicated thread for blocking work (libzmq, SQLite) that must never run on Swift's
 /// cooperative pool. Everything the body uses that is not `Sendable` (sockets above all)
 /// is created inside the body, on this thread. `join()` waits until the body returned.
-public final class OwnedThread: @unchecked Sendable {
+public final class OwnedThread: Sendable {
     /// Whether the body has returned.
     private let finished = ConditionLock(false)
 
