@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "LogbookServer", targets: ["LogbookServer"]),
         .library(name: "LogbookClient", targets: ["LogbookClient"]),
         .library(name: "LogbookMetrics", targets: ["LogbookMetrics"]),
+        .library(name: "LogbookLocks", targets: ["LogbookLocks"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages.
@@ -55,6 +56,10 @@ let package = Package(
         // Support: a JSON reader/writer with precise errors and stable key order. No dependencies.
         .target(name: "LogbookJSON", swiftSettings: strictSettings),
 
+        // Support: `ConditionLock`, a value behind a lock with a condition variable, for the
+        // threads that wait for one another (hand-overs, joins, stops). No dependencies.
+        .target(name: "LogbookLocks", swiftSettings: strictSettings),
+
         // Domain: entities, values, commands, events, deciders. No dependencies at all.
         .target(name: "LogbookDomain", swiftSettings: strictSettings),
 
@@ -68,7 +73,7 @@ let package = Package(
             name: "LogbookMemory", dependencies: ["LogbookApplication"],
             swiftSettings: strictSettings),
         .target(
-            name: "LogbookSQLite", dependencies: ["LogbookApplication", "CSQLite"],
+            name: "LogbookSQLite", dependencies: ["LogbookApplication", "LogbookLocks", "CSQLite"],
             swiftSettings: strictSettings),
         // The scale-out log: PostgreSQL through libpq, shared by workers in many processes.
         .target(
@@ -83,7 +88,7 @@ let package = Package(
             swiftSettings: strictSettings),
         // Interface adapters, bus: the libzmq wrapper (one owning thread per socket), the
         // endpoints and CURVE security. Knows sockets, not the messages they carry.
-        .target(name: "LogbookZMQ", dependencies: ["CZeroMQ"], swiftSettings: strictSettings),
+        .target(name: "LogbookZMQ", dependencies: ["LogbookLocks", "CZeroMQ"], swiftSettings: strictSettings),
         // Interface adapters, the protocol's client side: following the change feed without a
         // gap (the feed follower) and reading the log (the log-read channel), over the bus.
         .target(
@@ -100,7 +105,7 @@ let package = Package(
             name: "LogbookServer",
             dependencies: [
                 "LogbookZMQ", "LogbookFeed", "LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON",
-                "LogbookMetrics",
+                "LogbookMetrics", "LogbookLocks",
             ],
             swiftSettings: strictSettings),
         // Interface adapters: the async client library other Swift programs use to talk to the
@@ -147,6 +152,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookJSONTests", dependencies: ["LogbookJSON", "LogbookTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookLocksTests", dependencies: ["LogbookLocks"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookDomainTests", dependencies: ["LogbookDomain", "LogbookTestSupport"],

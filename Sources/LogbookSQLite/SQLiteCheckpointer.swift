@@ -1,10 +1,11 @@
 import CSQLite
 import Foundation
+import LogbookLocks
 
 /// Copies a WAL log's committed pages back into the database file on a thread of its own,
 /// so that the connection that appends does not do it inside its commits (SQLite's automatic
-/// checkpoint runs in the committing call, every 1,000 pages: about a tenth of a busy
-/// worker's commit stage).
+/// checkpoint runs in the committing call, every 1,000 pages, and takes a noticeable share
+/// of a busy worker's commit stage).
 ///
 /// The writer's WAL hook tells it the WAL's length after each commit (`walGrew(toPages:)`).
 /// Past `thresholdPages`, and again each time the WAL grew by that much more, its thread runs
@@ -16,26 +17,28 @@ import Foundation
 /// Its memory and time are bounded all the same: should it fall behind (or fail), the
 /// writer checkpoints in its own commit once the WAL reaches `backstopPages`, as SQLite
 /// would. The thread starts with the first checkpoint and ends with `stop()`.
-final class SQLiteCheckpointer: @unchecked Sendable {
-    /// 4,000 pages (16 MB at 4 KB): a page the commits change again and again within that span
-    /// is copied once. At 1,000 the checkpoint thread took 5.0–7.3 µs of processor time a
-    /// command at 64 clients, at 4,000 2.3–3.9 (BENCHMARKS.md, stop 20).
+final class SQLiteCheckpointer: Sendable {
+    /// A page the commits change again and again within this span is copied once: a longer
+    /// span copies less often, and the backstop bounds it.
     static let thresholdPages: Int32 = 4_000
     static let backstopPages: Int32 = 16_000
     /// At most this many frames left uncopied by the background, and the writer copies them.
     static let finishingFrames: Int32 = 256
 
+    /// What the writer's thread and the checkpoint thread share.
+    private struct Shared {
+        var requested = false
+        var stopping = false
+        var running = false
+        var ended = false
+        var failures = 0
+        var checkpoints = 0
+        var schedule = SQLiteCheckpointSchedule(
+            thresholdPages: SQLiteCheckpointer.thresholdPages, finishingFrames: SQLiteCheckpointer.finishingFrames)
+    }
+
     private let path: String
-    // Everything below `condition` is read and written only with `condition` locked.
-    private let condition = NSCondition()
-    private var requested = false
-    private var stopping = false
-    private var running = false
-    private var ended = false
-    private var failures = 0
-    private var checkpoints = 0
-    private var schedule = SQLiteCheckpointSchedule(
-        thresholdPages: SQLiteCheckpointer.thresholdPages, finishingFrames: SQLiteCheckpointer.finishingFrames)
+    private let shared = ConditionLock(Shared())
 
     init(path: String) {
         self.path = path
@@ -45,20 +48,22 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// whether the writer must checkpoint itself now: the few frames the background left
     /// (see `SQLiteCheckpointSchedule`), or the backstop.
     func walGrew(toPages pages: Int32) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        let step = schedule.step(walPages: pages)
-        let checkpointHere = step == .finishHere || pages >= Self.backstopPages
-        if pages >= Self.backstopPages { schedule.checkpointedByWriter() }
-        guard !stopping, step == .askInBackground else { return checkpointHere }
-        requested = true
-        if !running {
-            running = true
+        let (checkpointHere, asked, start) = shared.withLock { shared in
+            let step = shared.schedule.step(walPages: pages)
+            let checkpointHere = step == .finishHere || pages >= Self.backstopPages
+            if pages >= Self.backstopPages { shared.schedule.checkpointedByWriter() }
+            guard !shared.stopping, step == .askInBackground else { return (checkpointHere, false, false) }
+            shared.requested = true
+            let start = !shared.running
+            shared.running = true
+            return (checkpointHere, true, start)
+        }
+        if start {
             let thread = Thread { [self] in serve() }
             thread.name = "logbook-checkpoint"
             thread.start()
         }
-        condition.broadcast()
+        if asked { shared.broadcast() }
         return checkpointHere
     }
 
@@ -67,9 +72,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// reason than a busy file.
     func writerCheckpointed(result: Int32) {
         guard Self.failed(result) else { return }
-        condition.lock()
-        failures += 1
-        condition.unlock()
+        shared.withLock { $0.failures += 1 }
     }
 
     private static func failed(_ result: Int32) -> Bool {
@@ -79,18 +82,14 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// Checkpoints that ran, and those that failed for another reason than a busy file (the
     /// backstop covers them), the writer's own included.
     var counts: (checkpoints: Int, failures: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        return (checkpoints, failures)
+        shared.withLock { ($0.checkpoints, $0.failures) }
     }
 
     /// Ends the thread (a checkpoint under way finishes first) and waits for it.
     func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running && !ended { condition.wait() }
-        condition.unlock()
+        shared.withLock { $0.stopping = true }
+        shared.broadcast()
+        shared.wait(until: { !$0.running || $0.ended })
     }
 
     private func serve() {
@@ -103,18 +102,16 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         let syncsWAL = (try? connection?.execute("PRAGMA synchronous = FULL")) != nil
         let isWAL = syncsWAL && (try? connection?.text("PRAGMA journal_mode"))??.lowercased() == "wal"
         defer {
-            condition.lock()
-            ended = true
-            condition.broadcast()
-            condition.unlock()
+            shared.withLock { $0.ended = true }
+            shared.broadcast()
         }
         while waitForRequest() {
             let result = isWAL ? connection.map(catchUp) ?? SQLITE_CANTOPEN : SQLITE_CANTOPEN
             let failed = Self.failed(result)
-            condition.lock()
-            if result == SQLITE_OK { checkpoints += 1 }
-            if failed { failures += 1 }
-            condition.unlock()
+            shared.withLock { shared in
+                if result == SQLITE_OK { shared.checkpoints += 1 }
+                if failed { shared.failures += 1 }
+            }
         }
     }
 
@@ -128,9 +125,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             let pass = connection.checkpointPassively()
             result = pass.result
             guard result == SQLITE_OK else { break }
-            condition.lock()
-            schedule.copiedInBackground(through: pass.copiedFrames)
-            condition.unlock()
+            shared.withLock { $0.schedule.copiedInBackground(through: pass.copiedFrames) }
             if pass.copiedFrames == pass.walFrames { break }
         }
         return result
@@ -140,10 +135,11 @@ final class SQLiteCheckpointer: @unchecked Sendable {
 
     /// Waits for a request; false once stopping.
     private func waitForRequest() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while !requested && !stopping { condition.wait() }
-        requested = false
-        return !stopping
+        shared.withLock(
+            when: { $0.requested || $0.stopping },
+            do: { shared in
+                shared.requested = false
+                return !shared.stopping
+            })
     }
 }

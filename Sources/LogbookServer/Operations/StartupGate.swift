@@ -1,11 +1,11 @@
-import Foundation
+import LogbookLocks
 
 /// How a server thread tells the thread that started it that its sockets are bound (or
-/// why they could not be), so a process fails at once and clearly on a taken port.
-public final class StartupGate: @unchecked Sendable {
-    // `outcome` is only read or written with `condition` locked.
-    private let condition = NSCondition()
-    private var outcome: Result<Void, ServiceStartError>?
+/// why they could not be), so a process fails at once and clearly on a taken port. The
+/// first word is final: a later `open` or `fail` changes nothing.
+public final class StartupGate: Sendable {
+    /// The thread's word, once it gave it.
+    private let outcome = ConditionLock<Result<Void, ServiceStartError>?>(nil)
 
     public init() {}
 
@@ -15,17 +15,11 @@ public final class StartupGate: @unchecked Sendable {
 
     /// Waits for the thread's word.
     public func wait() throws(ServiceStartError) {
-        condition.lock()
-        while outcome == nil { condition.wait() }
-        let result = outcome
-        condition.unlock()
-        if case .failure(let error)? = result { throw error }
+        if case .failure(let error)? = outcome.withLock(when: { $0 != nil }, do: { $0 }) { throw error }
     }
 
     private func settle(_ result: Result<Void, ServiceStartError>) {
-        condition.lock()
-        if outcome == nil { outcome = result }
-        condition.broadcast()
-        condition.unlock()
+        outcome.withLock { if $0 == nil { $0 = result } }
+        outcome.broadcast()
     }
 }

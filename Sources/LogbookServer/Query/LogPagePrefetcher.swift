@@ -1,6 +1,6 @@
-import Foundation
 import LogbookApplication
 import LogbookFeed
+import LogbookLocks
 import LogbookZMQ
 
 /// Reads the whole log, from position 1 to its head, on a thread of its own and at most
@@ -12,13 +12,17 @@ import LogbookZMQ
 /// ends the reading and is handed over in its turn. `stop()` ends it early and waits for
 /// the thread.
 final class LogPagePrefetcher: @unchecked Sendable {
-    // Everything below `condition` is read and written only with `condition` locked.
-    private let condition = NSCondition()
-    private var ready: [Result<FetchedLogPage, FeedFollowError>] = []
-    private var finished = false
-    private var stopped = false
-    /// Bytes of pages the consumer is done with, which the next replies are received into.
-    private var spares: [[UInt8]] = []
+    /// What the reading thread and the consumer share.
+    private struct Shared {
+        var ready: [Result<FetchedLogPage, FeedFollowError>] = []
+        /// The last page (or the error) is in `ready`: nothing more comes.
+        var finished = false
+        var stopped = false
+        /// Bytes of pages the consumer is done with, which the next replies are received into.
+        var spares: [[UInt8]] = []
+    }
+
+    private let shared = ConditionLock(Shared())
     private let capacity: Int
     private var thread: OwnedThread?
 
@@ -48,47 +52,45 @@ final class LogPagePrefetcher: @unchecked Sendable {
 
     /// Waits for room, then hands `outcome` over. False when the consumer stopped.
     private func hand(_ outcome: Result<FetchedLogPage, FeedFollowError>, last: Bool) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.count >= capacity && !stopped { condition.wait() }
-        guard !stopped else { return false }
-        ready.append(outcome)
-        if last { finished = true }
-        condition.broadcast()
-        return true
+        let capacity = capacity
+        let handed = shared.withLock(
+            when: { $0.ready.count < capacity || $0.stopped },
+            do: { shared in
+                guard !shared.stopped else { return false }
+                shared.ready.append(outcome)
+                if last { shared.finished = true }
+                return true
+            })
+        if handed { shared.broadcast() }
+        return handed
     }
 
     /// The next page in order (waiting for it), or nil after the page that reached the head.
     func next() throws(FeedFollowError) -> FetchedLogPage? {
-        condition.lock()
-        defer { condition.unlock() }
-        while ready.isEmpty && !finished { condition.wait() }
-        guard !ready.isEmpty else { return nil }
-        let outcome = ready.removeFirst()
-        condition.broadcast()
+        let outcome = shared.withLock(
+            when: { !$0.ready.isEmpty || $0.finished },
+            do: { shared in shared.ready.isEmpty ? nil : shared.ready.removeFirst() })
+        guard let outcome else { return nil }
+        // Room for the next page.
+        shared.broadcast()
         return try outcome.get()
     }
 
     /// Hands back a page the consumer is done with: its bytes take the next reply.
     func recycle(_ page: consuming FetchedLogPage) {
         guard case .encoded(let encoded) = consume page else { return }
-        condition.lock()
-        defer { condition.unlock() }
-        if spares.isEmpty { spares.append(encoded.bytes) }
+        let bytes = encoded.bytes
+        shared.withLock { if $0.spares.isEmpty { $0.spares.append(bytes) } }
     }
 
     private func takeSpare() -> [UInt8] {
-        condition.lock()
-        defer { condition.unlock() }
-        return spares.popLast() ?? []
+        shared.withLock { $0.spares.popLast() ?? [] }
     }
 
     /// Ends the reading (a page being read is still awaited) and waits for the thread.
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
+        shared.withLock { $0.stopped = true }
+        shared.broadcast()
         thread?.join()
     }
 }

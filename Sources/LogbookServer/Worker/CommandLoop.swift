@@ -160,7 +160,7 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     /// The commands read so far are few and the stage has none of this loop's batches: they
     /// may run inline (`CommitStage.runInline` has the last word).
     private var mayRunInline: Bool {
-        !waiting.isEmpty && waiting.count < CommitStage.inlineFlushBelow && inStage.isEmpty
+        CommitStage.Rules.mayRunInline(commands: waiting.count, inFlight: inStage.count)
     }
 
     /// Runs the commands read so far to completion on this thread when they are few and the
