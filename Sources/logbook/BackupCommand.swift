@@ -40,7 +40,7 @@ struct BackupCommand: ConfiguredCommand {
             throw .usage(
                 "backup copies a SQLite log; a PostgreSQL log is backed up with PostgreSQL's own tools: "
                     + "pg_basebackup (the whole server, for point-in-time recovery) or pg_dump (the database, "
-                    + "with the schema's triggers and functions); see the README's \"Backups\"")
+                    + "with the schema's triggers and functions); see \"Backups\" in docs/operations.md")
         }
         let source = configuration.eventLogPath
         guard FileManager.default.fileExists(atPath: source) else {
