@@ -2,6 +2,7 @@ import Foundation
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookTestSupport
 import LogbookWire
 import LogbookZMQ
 import Testing

@@ -13,7 +13,7 @@ extension Int64 {
     }
 
     /// The remainder with the divisor's sign; computed without multiplying, so `.min` cannot overflow.
-    func floorModulo(_ divisor: Int64) -> Int64 {
+    public func floorModulo(_ divisor: Int64) -> Int64 {
         let remainder = self % divisor
         return remainder != 0 && (remainder < 0) != (divisor < 0) ? remainder + divisor : remainder
     }

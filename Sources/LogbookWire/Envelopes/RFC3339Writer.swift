@@ -59,11 +59,3 @@ enum RFC3339Writer {
         }
     }
 }
-
-extension Int64 {
-    /// The remainder with the divisor's sign (the divisor here is positive).
-    fileprivate func floorModulo(_ divisor: Int64) -> Int64 {
-        let remainder = self % divisor
-        return remainder < 0 ? remainder + divisor : remainder
-    }
-}

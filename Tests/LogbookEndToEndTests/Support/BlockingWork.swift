@@ -60,21 +60,6 @@ func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 /// A JSON document as bytes.
 func bytes(_ value: JSONValue) -> [UInt8] { JSONWriter.bytes(value) }
 
-/// A deterministic generator (SplitMix64), so random inputs are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Waits until both the worker and the query process at `cluster`'s endpoints answer
 /// `Status` (the processes `up` started); returns whether they did.
 func bothAnswer(_ cluster: ServiceCluster) async -> Bool {
