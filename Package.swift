@@ -179,6 +179,17 @@ let package = Package(
                 "LogbookWire", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
+        // The SQLite adapters' own rules, beyond the contract suites: files, WAL, triggers,
+        // the durable horizon, write turns, backups, checkpoints, read-model generations.
+        .testTarget(
+            name: "LogbookSQLiteTests",
+            dependencies: ["LogbookSQLite", "LogbookApplication", "LogbookJSON", "LogbookTestSupport"],
+            swiftSettings: strictSettings),
+        // The PostgreSQL event store's own rules, beyond the contract suite (skipped without a server).
+        .testTarget(
+            name: "LogbookPostgresTests",
+            dependencies: ["LogbookPostgres", "LogbookApplication", "LogbookJSON", "LogbookTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookWireTests",
             dependencies: ["LogbookWire", "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookTestSupport"],

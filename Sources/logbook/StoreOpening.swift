@@ -12,7 +12,7 @@ import LogbookServer
 struct StoreOpening {
     /// A worker's connections: on SQLite a writer that commits with deferred syncs and
     /// readers that stop at what its flushes made durable (one `SQLiteDurableHorizon`).
-    let worker: WorkerLog
+    let worker: WorkerLogConnections
     /// Opens a connection that reads the log (one per thread that needs one).
     var open: WorkerService.StoreOpener { worker.openReader }
     /// The log for diagnostics: a file's path, or a database, host and port (never a password).
@@ -41,8 +41,8 @@ struct StoreOpening {
             // Durable up to the head read at the opening (its WAL synced); the writer syncs
             // the WAL again when it opens, and moves the horizon to its head. Its commits leave
             // checkpoints to a thread of their own.
-            worker = WorkerLog(
-                openWriter: { () throws(EventStoreError) -> WorkerLog.Writer in
+            worker = WorkerLogConnections(
+                openWriter: { () throws(EventStoreError) -> WorkerLogConnections.Writer in
                     let store = try SQLiteEventStore(
                         path: path, evolution: .standard, backgroundCheckpoints: true,
                         durability: .deferredSyncs(horizon), pageCacheKibibytes: Self.writerPageCacheKibibytes)

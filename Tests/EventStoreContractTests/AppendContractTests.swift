@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookTestSupport
 import Testing
 
 /// The contract every `EventStore` keeps for appends: ordering, contiguous positions and

@@ -1,4 +1,5 @@
 import LogbookApplication
+import LogbookTestSupport
 import Testing
 
 /// The contract for command ids: a command id commits once; every later request with it

@@ -1,6 +1,7 @@
 import LogbookApplication
 import LogbookJSON
 import LogbookSQLite
+import LogbookTestSupport
 import Testing
 
 /// A log shared by an older and a newer build during an upgrade: the newer one writes

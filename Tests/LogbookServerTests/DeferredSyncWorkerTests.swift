@@ -48,8 +48,8 @@ struct DeferredSyncWorkerTests {
         let held = HeldHorizon(horizon)
         // With the writer's turns the command loop runs the lone command itself
         // (`CommitStage.runInline`); without them it goes through the stage's threads.
-        let log = WorkerLog(
-            openWriter: { () throws(EventStoreError) -> WorkerLog.Writer in
+        let log = WorkerLogConnections(
+            openWriter: { () throws(EventStoreError) -> WorkerLogConnections.Writer in
                 let store = try SQLiteEventStore(path: path, durability: .deferredSyncs(horizon))
                 return (store, held, inline ? store : nil)
             },

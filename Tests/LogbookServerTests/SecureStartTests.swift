@@ -47,7 +47,7 @@ struct SecureStartTests {
     }
 
     @Test func refusalLinesAreLimitedPerSecondAndWhatWasHeldBackIsCounted() {
-        var limit = LogRateLimit(linesPerSecond: 3)
+        var limit = LineRateLimit(linesPerSecond: 3)
         let first = (0..<10).map { _ in limit.admit(atSecond: 7) }
         #expect(first.filter(\.write).count == 3)
         #expect(first.allSatisfy { $0.heldBackBefore == 0 })

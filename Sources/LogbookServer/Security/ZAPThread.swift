@@ -23,7 +23,7 @@ enum ZAPThread {
             }
             gate.open()
             ZAPHandler.serve(
-                socket, security: security, observer: RefusalLog(diagnostics),
+                socket, security: security, observer: HandshakeDiagnostics(diagnostics),
                 waitMilliseconds: heartbeat.pollTimeout(ZAPHandler.quietMilliseconds), turned: heartbeat.beat)
         }
         try gate.wait()

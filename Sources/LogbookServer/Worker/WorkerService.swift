@@ -6,8 +6,8 @@ public import LogbookZMQ
 /// PUB, or on PostgreSQL a hints PUB) with its commit stage's threads (deciding and
 /// appending one batch while the loop reads the next and delivers the last; with a
 /// `LogFlusher`, syncing the last ones meanwhile), and a log-read thread (log ROUTER),
-/// each with its own connection to the log (`WorkerLog`: the readers see only what is
-/// durable).
+/// each with its own connection to the log (`WorkerLogConnections`: the readers see only
+/// what is durable).
 /// `start()` returns once every socket is bound, or throws why one could not be;
 /// `stop()` is a clean stop (SIGTERM): both loops take no new request, finish the batch in
 /// hand and deliver its replies and feed messages (`StopRequest`, a few seconds at most),
@@ -37,7 +37,7 @@ public final class WorkerService: Sendable {
 
     private let context: ZMQContext
     private let endpoints: ServiceEndpoints
-    private let log: WorkerLog
+    private let log: WorkerLogConnections
     private let clock: any Clock
     private let ids: any IDGenerator
     private let diagnostics: Diagnostics
@@ -67,7 +67,7 @@ public final class WorkerService: Sendable {
     /// A worker whose connections come from `log`: a writer (with its flusher, if its commits
     /// return before their sync) and readers.
     public convenience init(
-        endpoints: ServiceEndpoints, log: WorkerLog, clock: any Clock, ids: any IDGenerator,
+        endpoints: ServiceEndpoints, log: WorkerLogConnections, clock: any Clock, ids: any IDGenerator,
         diagnostics: Diagnostics, maximumBatch: Int = 2_048, afterCommit: AfterCommit = .publishFeed,
         security: ServerSecurity? = nil, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision()
     ) throws(ZMQError) {
@@ -80,7 +80,7 @@ public final class WorkerService: Sendable {
     /// A worker on a context the caller made (a test may bind something in it first); with
     /// `ownsContext`, `stop()` ends the context too.
     init(
-        context: ZMQContext, endpoints: ServiceEndpoints, log: WorkerLog, clock: any Clock,
+        context: ZMQContext, endpoints: ServiceEndpoints, log: WorkerLogConnections, clock: any Clock,
         ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int, afterCommit: AfterCommit = .publishFeed,
         security: ServerSecurity?, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision(),
         ownsContext: Bool = false

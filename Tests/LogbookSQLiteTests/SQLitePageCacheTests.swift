@@ -1,6 +1,7 @@
 import Foundation
 import LogbookApplication
 import LogbookSQLite
+import LogbookTestSupport
 import Testing
 
 /// The writer's page cache (`SQLiteEventStore(pageCacheKibibytes:)`): a batch that dirties

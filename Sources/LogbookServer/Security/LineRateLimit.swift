@@ -1,7 +1,7 @@
 /// At most `linesPerSecond` lines in each second of a monotonic clock, and a count of those
 /// held back, told once the second is over: so a flood of refused handshakes costs a few
 /// lines a second, never the disk. A value; its owner keeps it behind a lock.
-struct LogRateLimit {
+struct LineRateLimit {
     let linesPerSecond: Int
     private var second: Int64 = .min
     private var lines = 0

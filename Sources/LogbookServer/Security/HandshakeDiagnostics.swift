@@ -2,13 +2,13 @@ import LogbookZMQ
 import Synchronization
 
 /// What a process's ZAP handler reports, as diagnostics: each refused handshake at
-/// `warning` (key, address, socket, reason), rate-limited (`LogRateLimit`) with a count of
+/// `warning` (key, address, socket, reason), rate-limited (`LineRateLimit`) with a count of
 /// the lines held back; admitted ones at `debug`.
-final class RefusalLog: ZAPObserver {
+final class HandshakeDiagnostics: ZAPObserver {
     static let linesPerSecond = 10
 
     private let diagnostics: Diagnostics
-    private let limit = Mutex(LogRateLimit(linesPerSecond: RefusalLog.linesPerSecond))
+    private let limit = Mutex(LineRateLimit(linesPerSecond: HandshakeDiagnostics.linesPerSecond))
 
     init(_ diagnostics: Diagnostics) {
         self.diagnostics = diagnostics

@@ -4,7 +4,7 @@ public import LogbookApplication
 /// with the flusher that makes its commits durable when they return before their sync
 /// (SQLite with deferred syncs); and readers, one per thread that reads (`Status`' head,
 /// `ReadLog`), which must then see only what is durable.
-public struct WorkerLog: Sendable {
+public struct WorkerLogConnections: Sendable {
     /// The writer's connection; its flusher when its appends return before they are durable;
     /// and its write turns, when its write lock can be taken without waiting (then the command
     /// loop may run a small batch itself, `CommitStage.runInline`).
@@ -23,7 +23,8 @@ public struct WorkerLog: Sendable {
 
     /// Every connection from `open`, each append durable when it returns (`synchronous=FULL`,
     /// PostgreSQL, memory).
-    public static func syncingEachCommit(_ open: @escaping WorkerService.StoreOpener) -> WorkerLog {
-        WorkerLog(openWriter: { () throws(EventStoreError) -> Writer in (try open(), nil, nil) }, openReader: open)
+    public static func syncingEachCommit(_ open: @escaping WorkerService.StoreOpener) -> WorkerLogConnections {
+        WorkerLogConnections(
+            openWriter: { () throws(EventStoreError) -> Writer in (try open(), nil, nil) }, openReader: open)
     }
 }
