@@ -61,7 +61,9 @@ struct PostgresFeedWakeUpTests {
         let accepted = try worker.request(Fixture.registerUser("u1", commandId: "c1"))
         let position = try #require(accepted["position"]?.intValue)
         let reply = try queries.request(
-            Fixture.getUser("u1", queryId: "q1", minPosition: position, timeoutMs: 60_000),
+            Fixture.getUser(
+                "u1", queryId: "q1", minPosition: position,
+                timeoutMs: QueryRequest.maximumTimeoutMilliseconds),
             within: patienceMilliseconds)
         #expect(reply["ok"] == true, "\(reply)")
         #expect(reply["result"]?.objectValue?["userId"] == "u1")

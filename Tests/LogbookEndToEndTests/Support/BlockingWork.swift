@@ -1,6 +1,7 @@
 import Foundation
 import LogbookClient
 import LogbookJSON
+import LogbookWire
 import LogbookZMQ
 import Synchronization
 import Testing
@@ -26,7 +27,7 @@ let patience: Duration = .seconds(120)
 
 /// The longest a query may wait for its `minPosition` (the wire's largest `timeoutMs`), used
 /// where a test waits for the read models to reach a position.
-let patientQueryMilliseconds = 60_000
+let patientQueryMilliseconds = QueryRequest.maximumTimeoutMilliseconds
 
 /// Waits until `condition` holds, checking every 20 ms, for at most `timeout` (an upper
 /// bound for waiting, never a measurement). Returns whether it came to hold.
