@@ -158,9 +158,9 @@ public struct FeedFollower: ~Copyable {
     /// `RecordedEvent` per event, without its events at or before the cursor, and the
     /// position through which nothing is missing; the cursor moves there. Nil when the
     /// follower is not catching up or follows only some topics (`next()` serves both).
-    /// Apply the page whole, alone (`FetchedLogPage.apply(to:through:)`) or with the pages
-    /// after it (`ReadModelStore.apply(pages:through:)`), both checked against the store's
-    /// checkpoint; then hand it back with `recycle(_:)`.
+    /// Apply the page whole (`ReadModelStore.apply`), alone or joined with the pages after it
+    /// (`JoinedEventBatch`), checked against the store's checkpoint; then hand it back with
+    /// `recycle(_:)`.
     public mutating func nextLogPage() throws(FeedFollowError) -> (page: FetchedLogPage, through: Int64)? {
         guard needsCatchUp, followsEveryTopic else { return nil }
         let received = try logChannel.readEncoded(
@@ -174,8 +174,7 @@ public struct FeedFollower: ~Copyable {
 
     /// Keeps the bytes of a page from `nextLogPage()` the owner is done with, for the next one.
     public mutating func recycle(_ page: consuming FetchedLogPage) {
-        guard case .encoded(let encoded) = consume page else { return }
-        spare = encoded.bytes
+        if let bytes = page.reusableBytes() { spare = bytes }
     }
 
     private mutating func takeSpare() -> [UInt8] {

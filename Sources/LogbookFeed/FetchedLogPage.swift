@@ -1,15 +1,27 @@
 public import LogbookApplication
-import LogbookWire
+public import LogbookWire
 
-/// A `ReadLog` page as `LogReadChannel.readEncoded` gives it: kept as its bytes when the
-/// reply was in the worker's exact form, else decoded by the general reader.
-public enum FetchedLogPage: Sendable {
-    case encoded(EncodedLogPage)
-    case decoded(LogPage)
+/// A page of the log as `LogReadChannel.readEncoded` gives it: one batch of events to apply
+/// (`ReadModelStore.apply`), whatever form the reply came in. A reply in the worker's exact
+/// form is kept as its bytes (`EncodedLogPage`), which the store reads without decoding and
+/// whose storage can take the next reply (`reusableBytes()`); any other is decoded.
+public struct FetchedLogPage: EventBatch {
+    private enum Form: Sendable {
+        case encoded(EncodedLogPage)
+        case decoded(LogPage)
+    }
+
+    private var form: Form
+
+    /// A page kept as the bytes it came in.
+    public init(_ page: EncodedLogPage) { form = .encoded(page) }
+
+    /// A page decoded from a reply in another form.
+    public init(_ page: LogPage) { form = .decoded(page) }
 
     /// Where the next read starts.
     public var next: Int64 {
-        switch self {
+        switch form {
         case .encoded(let page): page.next
         case .decoded(let page): page.next
         }
@@ -17,7 +29,7 @@ public enum FetchedLogPage: Sendable {
 
     /// The log's last position when the read began.
     public var head: Int64 {
-        switch self {
+        switch form {
         case .encoded(let page): page.head
         case .decoded(let page): page.head
         }
@@ -25,16 +37,45 @@ public enum FetchedLogPage: Sendable {
 
     /// How many events the page holds.
     public var count: Int {
-        switch self {
+        switch form {
         case .encoded(let page): page.events.count
         case .decoded(let page): page.events.count
         }
     }
 
+    public func position(at index: Int) -> Int64 {
+        switch form {
+        case .encoded(let page): page.events[index].position
+        case .decoded(let page): page.events[index].position
+        }
+    }
+
+    public func readModelChanges(_ indices: Range<Int>) throws(ReadModelStoreError) -> [ReadModelChange] {
+        switch form {
+        case .encoded(let page): try page.readModelChanges(indices)
+        case .decoded(let page): try page.events.readModelChanges(indices)
+        }
+    }
+
+    /// Every event, decoded; nil when one of them cannot be.
+    public func recordedEvents() -> [RecordedEvent]? {
+        switch form {
+        case .encoded(let page): page.recordedEvents()
+        case .decoded(let page): page.events
+        }
+    }
+
+    /// The storage of the bytes the page came in, for the next reply to be received into;
+    /// nil for a page that was decoded.
+    public consuming func reusableBytes() -> [UInt8]? {
+        guard case .encoded(let page) = form else { return nil }
+        return page.bytes
+    }
+
     /// About how many bytes the page holds: its reply's bytes, or for a decoded page its
     /// events' payloads and `LogReader.envelopeOverhead` an event for the rest of each envelope.
     public var byteCount: Int {
-        switch self {
+        switch form {
         case .encoded(let page): page.bytes.count
         case .decoded(let page): page.events.reduce(0) { $0 + $1.data.utf8.count + LogReader.envelopeOverhead }
         }
@@ -43,13 +84,10 @@ public enum FetchedLogPage: Sendable {
     /// How many of the page's events belong to a feed topic (the others are of internal
     /// categories, such as e-mail claims, which no read model folds).
     public var topicalCount: Int {
-        switch self {
+        switch form {
         case .encoded(let page):
-            page.bytes.withUnsafeBufferPointer { bytes in
-                page.events.count { event in
-                    let stream = Int(event.stream.lowerBound)..<Int(event.stream.upperBound)
-                    return FeedTopic(streamUTF8: UnsafeBufferPointer(rebasing: bytes[stream])) != nil
-                }
+            page.events.count { event in
+                page.withFields(of: event) { stream, _, _ in FeedTopic(streamUTF8: stream) != nil }
             }
         case .decoded(let page): page.events.count { FeedTopic(category: $0.category) != nil }
         }
@@ -57,10 +95,7 @@ public enum FetchedLogPage: Sendable {
 
     /// The position of the page's first and last events, if any.
     public var positions: (first: Int64, last: Int64)? {
-        switch self {
-        case .encoded(let page): page.events.first.map { ($0.position, page.events[page.events.count - 1].position) }
-        case .decoded(let page): page.events.first.map { ($0.position, page.events[page.events.count - 1].position) }
-        }
+        count == 0 ? nil : (position(at: 0), position(at: count - 1))
     }
 
     /// The position through which nothing is missing once the page is applied after
@@ -80,19 +115,11 @@ public enum FetchedLogPage: Sendable {
 
     /// The page without its events at or below `position`.
     public func dropping(through position: Int64) -> FetchedLogPage {
-        switch self {
-        case .encoded(let page): return .encoded(page.dropping(through: position))
+        switch form {
+        case .encoded(let page): return FetchedLogPage(page.dropping(through: position))
         case .decoded(var page):
             page.events.removeAll { $0.position <= position }
-            return .decoded(page)
-        }
-    }
-
-    /// Applies the page's events to `store` and moves its checkpoint to `through`.
-    public func apply(to store: any ReadModelStore, through position: Int64) throws(ReadModelStoreError) {
-        switch self {
-        case .encoded(let page): try store.apply(page, through: position)
-        case .decoded(let page): try store.apply(page.events, through: position)
+            return FetchedLogPage(page)
         }
     }
 }

@@ -85,9 +85,9 @@ public struct LogReadChannel: ~Copyable {
     /// form; nil for a reply to another request.
     private static func encodedPage(_ frames: [[UInt8]], id: String) throws(FeedFollowError) -> FetchedLogPage? {
         if let body = frames.last, let (replyId, page) = EncodedLogPageReader.page(body) {
-            return replyId == id ? .encoded(page) : nil
+            return replyId == id ? FetchedLogPage(page) : nil
         }
-        return try page(frames, id: id).map { .decoded($0) }
+        return try page(frames, id: id).map { FetchedLogPage($0) }
     }
 
     /// Sends the request (unless it was sent ahead) and waits for its reply, which `page` reads.

@@ -16,7 +16,7 @@ public final class InMemoryReadModelStore: ReadModelStore, ReadModelReader {
         state.withLock { $0.checkpoint }
     }
 
-    public func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError) {
+    public func apply(_ events: some EventBatch, through position: Int64) throws(ReadModelStoreError) {
         try state.withLock { (tables: inout Tables) throws(ReadModelStoreError) in
             try Projector.project(events, through: position, checkpoint: tables.checkpoint, into: &tables)
             tables.checkpoint = position

@@ -123,21 +123,11 @@ public final class SQLiteReadModelStore: ReadModelStore {
     /// the chunks already decoded, in order: a long catch-up or a rebuild uses every core.
     static let chunkSize = 256
 
-    public func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError) {
+    public func apply(_ events: some EventBatch, through position: Int64) throws(ReadModelStoreError) {
         try apply(
             check: { checkpoint throws(ReadModelStoreError) in
                 try Projector.check(events, through: position, checkpoint: checkpoint)
-            }, chunks: Self.chunks(of: events.count) { events[$0] }, events: events.count, through: position)
-    }
-
-    public func apply(pages: [EncodedLogPage], through position: Int64) throws(ReadModelStoreError) {
-        try apply(
-            check: { checkpoint throws(ReadModelStoreError) in
-                try Projector.check(pages, through: position, checkpoint: checkpoint)
-            },
-            chunks: pages.flatMap { page in
-                Self.chunks(of: page.events.count) { EncodedEvents(range: $0, page: page) }
-            }, events: pages.reduce(0) { $0 + $1.events.count }, through: position)
+            }, chunks: Self.chunks(of: events), events: events.count, through: position)
     }
 
     /// Checks a batch against the checkpoint (`check`), then folds the changes of its chunks (decoded on
@@ -186,14 +176,13 @@ public final class SQLiteReadModelStore: ReadModelStore {
         }
     }
 
-    /// A batch of `count` events in chunks being decoded: on Dispatch's global queue when
-    /// there is more than one, else on this thread when asked. `slice` gives a chunk's events.
-    private static func chunks<Events: Sendable & ProjectableEvents>(
-        of count: Int, _ slice: (Range<Int>) -> Events
-    ) -> [DecodingChunk] {
-        guard count > chunkSize else { return [DecodingChunk(slice(0..<count), now: true)] }
+    /// A batch in chunks being decoded: on Dispatch's global queue when there is more than
+    /// one, else on this thread when asked.
+    private static func chunks(of events: some EventBatch) -> [DecodingChunk] {
+        let count = events.count
+        guard count > chunkSize else { return [DecodingChunk(events, 0..<count, now: true)] }
         return stride(from: 0, to: count, by: chunkSize).map { start in
-            DecodingChunk(slice(start..<min(start + chunkSize, count)), now: false)
+            DecodingChunk(events, start..<min(start + chunkSize, count), now: false)
         }
     }
 
@@ -288,32 +277,15 @@ private struct BulkLoad {
     }
 }
 
-/// Events a `DecodingChunk` turns into row changes.
-private protocol ProjectableEvents {
-    func changes() throws(ReadModelStoreError) -> [ReadModelChange]
-}
-
-extension ArraySlice<RecordedEvent>: ProjectableEvents {
-    func changes() throws(ReadModelStoreError) -> [ReadModelChange] { try Projector.changes(self) }
-}
-
-/// Some events of an encoded page.
-private struct EncodedEvents: ProjectableEvents {
-    let range: Range<Int>
-    let page: EncodedLogPage
-
-    func changes() throws(ReadModelStoreError) -> [ReadModelChange] { try Projector.changes(page, range) }
-}
-
 /// A chunk of events being turned into row changes, on Dispatch's global queue or (`now`)
 /// at once on the calling thread; `changes()` waits for the outcome.
 private final class DecodingChunk: Sendable {
     private let outcome = Mutex<Result<[ReadModelChange], ReadModelStoreError>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ events: some ProjectableEvents & Sendable, now: Bool) {
+    init(_ events: some EventBatch, _ indices: Range<Int>, now: Bool) {
         let decode: @Sendable () -> Void = { [self] in
-            let result = Result { () throws(ReadModelStoreError) in try events.changes() }
+            let result = Result { () throws(ReadModelStoreError) in try events.readModelChanges(indices) }
             outcome.withLock { $0 = result }
             done.signal()
         }

@@ -38,9 +38,9 @@ struct CheckpointContractTests {
     @Test(arguments: ReadModelStoreKind.allCases)
     func anEmptyBatchAdvancesTheCheckpoint(kind: ReadModelStoreKind) throws {
         let harness = try ReadModelHarness(kind)
-        try harness.store.apply([], through: 5)
+        try harness.store.apply([RecordedEvent](), through: 5)
         #expect(try harness.store.checkpoint() == 5)
-        try harness.store.apply([], through: 5)  // staying put is allowed
+        try harness.store.apply([RecordedEvent](), through: 5)  // staying put is allowed
         #expect(try harness.reader.checkpoint() == 5)
         #expect(try harness.reader.counts() == ReadModelCounts())
         // Events of other categories, never handed over, leave gaps the checkpoint covers.
@@ -206,7 +206,7 @@ struct CheckpointContractTests {
         let bad = log.record(type: "UserRegistered", stream: "user-late", data: #"{"userId":"late"}"#)
         log.record(try Events.registered("after"))
         let harness = try ReadModelHarness(kind)
-        try harness.store.apply([], through: 0)
+        try harness.store.apply([RecordedEvent](), through: 0)
         #expect(throws: ReadModelStoreError.self) { try harness.store.apply(log.all, through: log.head) }
         #expect(try harness.snapshot() == Snapshot(checkpoint: 0, users: [], posts: [], products: [], counts: .init()))
         // Everything before the bad event applies; the bad event is named.

@@ -6,8 +6,9 @@ import Testing
 @testable import LogbookApplication
 
 /// Pages read straight into row changes (`EncodedLogPage`, how a rebuild reads the log) give
-/// exactly the changes, rows and refusals of the same events decoded into `RecordedEvent`s
-/// (a bulk load of such pages: `BulkLoadTests`).
+/// exactly the changes, rows and refusals of the same events decoded into `RecordedEvent`s,
+/// alone or joined (`JoinedEventBatch`, how a catch-up applies them); a bulk load of such
+/// pages: `BulkLoadTests`.
 @Suite("Projecting pages kept as bytes")
 struct EncodedPageProjectionTests {
     /// `events` as the worker sends them in a `ReadLog` reply, read back without decoding.
@@ -20,7 +21,7 @@ struct EncodedPageProjectionTests {
     @Test func everyEventTypeGivesTheChangesOfTheDecodedEvents() throws {
         let log = try Log.everyEventType()
         let page = try Self.encoded(log.all)
-        let changes = try Projector.changes(page, 0..<page.events.count)
+        let changes = try page.readModelChanges(0..<page.count)
         #expect(changes == (try Projector.changes(log.all[...])))
         #expect(changes.count == log.all.count - 1)
         // Every payload the codec wrote is read from the page's bytes by the fast path itself.
@@ -35,7 +36,7 @@ struct EncodedPageProjectionTests {
         var start = 0
         while start < page.events.count {
             let end = min(page.events.count, start + Int.random(in: 1...300, using: &random))
-            #expect(try Projector.changes(page, start..<end) == Projector.changes(log.all[start..<end]))
+            #expect(try page.readModelChanges(start..<end) == Projector.changes(log.all[start..<end]))
             start = end
         }
         try Self.expectFastPath(page)
@@ -45,12 +46,10 @@ struct EncodedPageProjectionTests {
         for event in page.events {
             let recorded = try #require(page.recordedEvent(event))
             guard Projector.isProjected(recorded.stream) else { continue }
-            let outcome = page.bytes.withUnsafeBufferPointer { bytes in
+            let outcome = page.withFields(of: event) { stream, type, data in
                 PayloadProjection.change(
                     PayloadProjection.EventBytes(
-                        position: event.position, recordedAt: event.recordedAt,
-                        stream: EncodedLogPage.view(bytes, event.stream), type: EncodedLogPage.view(bytes, event.type),
-                        data: EncodedLogPage.view(bytes, event.data)))
+                        position: event.position, recordedAt: event.recordedAt, stream: stream, type: type, data: data))
             }
             #expect(outcome != .unsupported, "\(recorded.type): \(recorded.data)")
         }
@@ -71,7 +70,7 @@ struct EncodedPageProjectionTests {
         log.record(type: "Noted", stream: "notes\t-1", data: #"{"text":"x"}"#)
         log.record(type: "Noted", stream: "\"quoted\"-1", data: #"{"text":"x"}"#)
         let page = try Self.encoded(log.all)
-        let changes = try Projector.changes(page, 0..<page.events.count)
+        let changes = try page.readModelChanges(0..<page.count)
         #expect(changes.count == 2)
         #expect(changes == (try Projector.changes(log.all[...])))
     }
@@ -93,7 +92,7 @@ struct EncodedPageProjectionTests {
         var expected: ReadModelStoreError?
         do { _ = try Projector.changes(log.all[...]) } catch { expected = error }
         #expect(expected != nil)
-        #expect(throws: expected!) { try Projector.changes(page, 0..<page.events.count) }
+        #expect(throws: expected!) { try page.readModelChanges(0..<page.count) }
         if case .unreadableEvent(let position, _)? = expected { #expect(position == bad.position) }
     }
 
@@ -130,24 +129,50 @@ struct EncodedPageProjectionTests {
         let paged = try ReadModelHarness(kind)
         let pages = try thirds.map { try Self.encoded($0) }
         #expect(throws: ReadModelStoreError.self) {
-            try paged.store.apply(pages: [pages[0], pages[2], pages[1]], through: log.head)
+            try paged.store.apply(JoinedEventBatch([pages[0], pages[2], pages[1]]), through: log.head)
         }
         #expect(throws: ReadModelStoreError.self) {
-            try paged.store.apply(pages: [pages[0], pages[0]], through: log.head)
+            try paged.store.apply(JoinedEventBatch([pages[0], pages[0]]), through: log.head)
         }
         #expect(try paged.store.checkpoint() == 0)
         #expect(try paged.snapshot().counts == ReadModelCounts())
-        try paged.store.apply(pages: pages, through: log.head + 2)
+        try paged.store.apply(JoinedEventBatch(pages), through: log.head + 2)
         #expect(try paged.store.checkpoint() == log.head + 2)
         #expect(try paged.snapshot() == reference.snapshot())
         #expect(throws: ReadModelStoreError.alreadyApplied(position: events[0].position, checkpoint: log.head + 2)) {
-            try paged.store.apply(pages: pages, through: log.head + 2)
+            try paged.store.apply(JoinedEventBatch(pages), through: log.head + 2)
         }
-        try paged.store.apply(pages: [], through: log.head + 3)
+        try paged.store.apply(JoinedEventBatch<EncodedLogPage>([]), through: log.head + 3)
         #expect(try paged.store.checkpoint() == log.head + 3)
     }
 
-    /// Stores without a page reader of their own decode the page and apply the events.
+    /// Joined pages, empty ones among them, give each event's position, and the changes of
+    /// any range across their boundaries, as the same events in one array.
+    @Test(arguments: [3, 41] as [UInt64])
+    func joinedPagesAreOneBatch(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let log = try RandomLog.make(steps: 600, using: &random)
+        let empty = try Self.encoded([])
+        var parts = [empty]
+        var start = 0
+        while start < log.all.count {
+            let end = min(log.all.count, start + Int.random(in: 1...40, using: &random))
+            parts.append(try Self.encoded(Array(log.all[start..<end])))
+            if random.chance(25) { parts.append(empty) }
+            start = end
+        }
+        parts.append(empty)
+        let joined = JoinedEventBatch(parts)
+        #expect(joined.count == log.all.count)
+        #expect((0..<joined.count).map(joined.position(at:)) == log.all.map(\.position))
+        for _ in 0..<60 {
+            let lower = Int.random(in: 0...joined.count, using: &random)
+            let upper = Int.random(in: lower...min(joined.count, lower + 120), using: &random)
+            #expect(try joined.readModelChanges(lower..<upper) == Projector.changes(log.all[lower..<upper]))
+        }
+    }
+
+    /// The in-memory store applies a page as any batch, with the same rows and refusals.
     @Test func theInMemoryStoreAppliesEncodedPages() throws {
         let log = try Log.everyEventType()
         let reference = try ReadModelHarness(.memory)

@@ -36,18 +36,11 @@ public enum Projector {
     /// Checks a batch against the checkpoint without decoding it. Throws for an event at or
     /// below the checkpoint, positions that do not strictly increase, an event beyond
     /// `through`, or `through` below the checkpoint.
-    public static func check(_ events: [RecordedEvent], through: Int64, checkpoint: Int64)
-        throws(ReadModelStoreError)
-    {
-        try check(positions: events.lazy.map(\.position), through: through, checkpoint: checkpoint)
-    }
-
-    /// `check` of the events of consecutive pages, taken as one batch.
-    public static func check(_ pages: [EncodedLogPage], through: Int64, checkpoint: Int64)
+    public static func check(_ events: some EventBatch, through: Int64, checkpoint: Int64)
         throws(ReadModelStoreError)
     {
         try check(
-            positions: pages.lazy.flatMap { $0.events.lazy.map(\.position) }, through: through, checkpoint: checkpoint)
+            positions: (0..<events.count).lazy.map(events.position(at:)), through: through, checkpoint: checkpoint)
     }
 
     /// `check` of the positions of a batch, in order.
@@ -122,37 +115,26 @@ public enum Projector {
         return changes
     }
 
-    /// The row changes of the events `range` of `page`, in order, as `changes` gives them for
-    /// the same events decoded: each payload is read straight from the page's bytes, and only
-    /// an event the fast path does not read is decoded (`EncodedLogPage.recordedEvent`) and
-    /// takes the slow path, with its errors.
-    public static func changes(_ page: EncodedLogPage, _ range: Range<Int>) throws(ReadModelStoreError)
-        -> [ReadModelChange]
-    {
-        var changes: [ReadModelChange] = []
-        changes.reserveCapacity(range.count)
-        try page.bytes.withUnsafeBufferPointer { (bytes) throws(ReadModelStoreError) in
-            for event in page.events[range] {
-                let stream = EncodedLogPage.view(bytes, event.stream)
-                if let projected = isProjected(stream) {
-                    guard projected else { continue }
-                    let outcome = PayloadProjection.change(
-                        PayloadProjection.EventBytes(
-                            position: event.position, recordedAt: event.recordedAt, stream: stream,
-                            type: EncodedLogPage.view(bytes, event.type), data: EncodedLogPage.view(bytes, event.data)))
-                    if case .change(let change) = outcome {
-                        if let change { changes.append(change) }
-                        continue
-                    }
-                }
-                guard let recorded = page.recordedEvent(event) else {
-                    throw .unreadableEvent(position: event.position, reason: "its envelope's strings are not readable")
-                }
-                guard isProjected(recorded.stream) else { continue }
-                if let decoded = try decode(recorded), let change = change(for: decoded) { changes.append(change) }
-            }
+    /// The row change of one event given as the bytes it arrived in, as `changes` gives it
+    /// for the event decoded: the payload is read straight from `data`, and only an event the
+    /// fast path does not read is decoded whole (`decoded`, nil when its envelope's strings
+    /// are not readable) and takes the slow path, with its errors. Nil when it changes no row.
+    public static func change(
+        position: Int64, recordedAt: Int64, stream: UnsafeBufferPointer<UInt8>, type: UnsafeBufferPointer<UInt8>,
+        data: UnsafeBufferPointer<UInt8>, decoded: () -> RecordedEvent?
+    ) throws(ReadModelStoreError) -> ReadModelChange? {
+        if let projected = isProjected(stream) {
+            guard projected else { return nil }
+            let outcome = PayloadProjection.change(
+                PayloadProjection.EventBytes(
+                    position: position, recordedAt: recordedAt, stream: stream, type: type, data: data))
+            if case .change(let change) = outcome { return change }
         }
-        return changes
+        guard let recorded = decoded() else {
+            throw .unreadableEvent(position: position, reason: "its envelope's strings are not readable")
+        }
+        guard isProjected(recorded.stream), let event = try decode(recorded) else { return nil }
+        return change(for: event)
     }
 
     /// Whether events of `stream` have read models (`projectedCategories` holds its category),
@@ -195,10 +177,10 @@ public enum Projector {
     /// Checks, decodes and applies a batch: what `ReadModelStore.apply` does inside its
     /// transaction. Nothing is written when it throws while checking or decoding.
     public static func project(
-        _ events: [RecordedEvent], through: Int64, checkpoint: Int64, into writer: inout some ReadModelWriter
+        _ events: some EventBatch, through: Int64, checkpoint: Int64, into writer: inout some ReadModelWriter
     ) throws(ReadModelStoreError) {
         try check(events, through: through, checkpoint: checkpoint)
-        try apply(try changes(events[...]), to: &writer)
+        try apply(try events.readModelChanges(0..<events.count), to: &writer)
     }
 
     /// The one row write `event` makes; nil when it changes no read model.

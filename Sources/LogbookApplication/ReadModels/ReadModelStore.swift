@@ -22,13 +22,9 @@ public protocol ReadModelStore: AnyObject, Sendable {
     /// Applies `events` (strictly increasing positions, all above the checkpoint and at
     /// most `through`) and moves the checkpoint to `through`, in one transaction.
     /// `through` may lie beyond the last event (positions of other categories, or the
-    /// head a catch-up learned) and `events` may be empty.
-    func apply(_ events: [RecordedEvent], through position: Int64) throws(ReadModelStoreError)
-
-    /// `apply` of the events of consecutive pages as they arrived, undecoded (a rebuild's
-    /// and a catch-up's pages), in one transaction: the same rows, checkpoint and refusals
-    /// as `apply` of the same events decoded, in one array.
-    func apply(pages: [EncodedLogPage], through position: Int64) throws(ReadModelStoreError)
+    /// head a catch-up learned) and `events` may be empty. Whatever form the batch holds
+    /// its events in, the rows, checkpoint and refusals are those of the events decoded.
+    func apply(_ events: some EventBatch, through position: Int64) throws(ReadModelStoreError)
 
     /// Whether the store was marked complete. A new store is not.
     var isComplete: Bool { get throws(ReadModelStoreError) }
@@ -49,25 +45,6 @@ public protocol ReadModelStore: AnyObject, Sendable {
 }
 
 extension ReadModelStore {
-    /// `apply` of one page's events as they arrived.
-    public func apply(_ page: EncodedLogPage, through position: Int64) throws(ReadModelStoreError) {
-        try apply(pages: [page], through: position)
-    }
-
-    /// Stores without a way of their own decode every event first.
-    public func apply(pages: [EncodedLogPage], through position: Int64) throws(ReadModelStoreError) {
-        try Projector.check(pages, through: position, checkpoint: checkpoint())
-        var events: [RecordedEvent] = []
-        for page in pages {
-            guard let decoded = page.recordedEvents() else {
-                let position = page.events.first { page.recordedEvent($0) == nil }?.position ?? 0
-                throw .unreadableEvent(position: position, reason: "its envelope's strings are not readable")
-            }
-            events += decoded
-        }
-        try apply(events, through: position)
-    }
-
     /// Stores that write every batch at once have nothing to prepare.
     public func beginBulkLoad() throws(ReadModelStoreError) {}
 

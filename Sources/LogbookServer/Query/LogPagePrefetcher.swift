@@ -78,8 +78,7 @@ final class LogPagePrefetcher: @unchecked Sendable {
 
     /// Hands back a page the consumer is done with: its bytes take the next reply.
     func recycle(_ page: consuming FetchedLogPage) {
-        guard case .encoded(let encoded) = consume page else { return }
-        let bytes = encoded.bytes
+        guard let bytes = page.reusableBytes() else { return }
         shared.withLock { if $0.spares.isEmpty { $0.spares.append(bytes) } }
     }
 

@@ -80,14 +80,8 @@ struct ProjectionLoop: ~Copyable {
             bytes += next.page.byteCount
         }
         let through = pages[pages.count - 1].through
-        let encoded = pages.compactMap { if case .encoded(let page) = $0.page { page } else { nil } }
-        if encoded.count == pages.count {
-            if try events > 0 || through > store.checkpoint() { try store.apply(pages: encoded, through: through) }
-        } else {
-            // A page in another form than the worker's was decoded on arrival: a transaction each.
-            for (page, reached) in pages where try page.count > 0 || reached > store.checkpoint() {
-                try page.apply(to: store, through: reached)
-            }
+        if try events > 0 || through > store.checkpoint() {
+            try store.apply(JoinedEventBatch(pages.map(\.page)), through: through)
         }
         let applied = pages.reduce(0) { $0 + $1.page.topicalCount }
         if applied > 0 { state.update { $0.eventsApplied += applied } }

@@ -38,7 +38,7 @@ struct RebuildJob: ~Copyable {
             var cursor: Int64 = 0
             while let page = try reader.next() {
                 let (fresh, through) = page.following(cursor)
-                try fresh.apply(to: store, through: through)
+                try store.apply(fresh, through: through)
                 reader.recycle(page)
                 cursor = through
                 state.update {

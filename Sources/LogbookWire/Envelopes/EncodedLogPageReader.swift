@@ -1,4 +1,4 @@
-public import LogbookApplication
+import LogbookApplication
 import LogbookJSON
 
 /// Reads a `ReadLog` reply in the worker's exact form (the form `LogPageReader` reads) into

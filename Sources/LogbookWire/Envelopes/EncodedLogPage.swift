@@ -1,16 +1,17 @@
+public import LogbookApplication
 import LogbookJSON
 
 /// A page of the log kept as the bytes it arrived in (a `ReadLog` reply), with each event's
-/// envelope located but not decoded: a rebuild projects the payloads straight from these
-/// bytes, without a `RecordedEvent` or a `String` per field. Only an event the fast path does
-/// not read is decoded, on its own (`recordedEvent(_:)`).
+/// envelope located but not decoded. As an `EventBatch` it gives its row changes straight
+/// from these bytes, without a `RecordedEvent` or a `String` per field; only an event the
+/// fast path does not read is decoded, on its own (`recordedEvent(_:)`).
 ///
 /// It promises that every field it locates lies inside `bytes` (the initializer refuses
 /// anything else). Whoever makes one promises more, as `LogPageReader.encodedPage` checks it:
 /// each string offset is the opening quote of a canonical JSON string, `data` is a canonical
 /// JSON object, positions and versions are at least 1. A string that breaks that promise
 /// makes `recordedEvent(_:)` answer nil; nothing here reads outside `bytes`.
-public struct EncodedLogPage: Sendable {
+public struct EncodedLogPage: EventBatch {
     /// Where one event's envelope fields lie in the page's bytes (offsets into `bytes`).
     public struct Event: Sendable, Equatable {
         public var position: Int64
@@ -108,6 +109,40 @@ public struct EncodedLogPage: Sendable {
             decoded.append(recorded)
         }
         return decoded
+    }
+
+    /// How many events the page holds.
+    public var count: Int { events.count }
+
+    public func position(at index: Int) -> Int64 { events[index].position }
+
+    /// The changes read from the page's bytes (`Projector.change(position:recordedAt:...)`).
+    public func readModelChanges(_ indices: Range<Int>) throws(ReadModelStoreError) -> [ReadModelChange] {
+        var changes: [ReadModelChange] = []
+        changes.reserveCapacity(indices.count)
+        try bytes.withUnsafeBufferPointer { (bytes) throws(ReadModelStoreError) in
+            for event in events[indices] {
+                let change = try Projector.change(
+                    position: event.position, recordedAt: event.recordedAt, stream: Self.view(bytes, event.stream),
+                    type: Self.view(bytes, event.type), data: Self.view(bytes, event.data),
+                    decoded: { recordedEvent(event) })
+                if let change { changes.append(change) }
+            }
+        }
+        return changes
+    }
+
+    /// Calls `body` with the bytes of `event`'s stream name and type (as written, between
+    /// their quotes) and of its payload.
+    public func withFields<Result>(
+        of event: Event,
+        _ body: (
+            _ stream: UnsafeBufferPointer<UInt8>, _ type: UnsafeBufferPointer<UInt8>, _ data: UnsafeBufferPointer<UInt8>
+        ) -> Result
+    ) -> Result {
+        bytes.withUnsafeBufferPointer { bytes in
+            body(Self.view(bytes, event.stream), Self.view(bytes, event.type), Self.view(bytes, event.data))
+        }
     }
 
     /// The bytes of `range` (which `init` checked lie inside `bytes`).
