@@ -76,10 +76,7 @@ public final class FeedService: Sendable {
     }
 
     /// Reads the allow-list again (on SIGHUP); without security there is none to read.
-    public func reloadAllowList() {
-        guard let security else { return diagnostics.info("no allow-list to reload: security is off") }
-        security.reload(reporting: diagnostics)
-    }
+    public func reloadAllowList() { AllowListReload.perform(security, reporting: diagnostics) }
 
     /// Stops serving; blocks until both threads have closed their sockets. The log-read loop
     /// first hands on the pages it holds (`StopRequest`); what the feed did not publish,

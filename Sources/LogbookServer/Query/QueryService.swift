@@ -136,10 +136,7 @@ public final class QueryService: Sendable {
     }
 
     /// Reads the allow-list again (on SIGHUP); without security there is none to read.
-    public func reloadAllowList() {
-        guard let security else { return diagnostics.info("no allow-list to reload: security is off") }
-        security.reload(reporting: diagnostics)
-    }
+    public func reloadAllowList() { AllowListReload.perform(security, reporting: diagnostics) }
 
     /// Stops serving cleanly; blocks until every thread has closed its sockets and, when it
     /// made its context, until libzmq handed on the answers they hold.

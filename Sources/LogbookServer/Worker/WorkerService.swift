@@ -143,10 +143,7 @@ public final class WorkerService: Sendable {
     }
 
     /// Reads the allow-list again (on SIGHUP); without security there is none to read.
-    public func reloadAllowList() {
-        guard let security else { return diagnostics.info("no allow-list to reload: security is off") }
-        security.reload(reporting: diagnostics)
-    }
+    public func reloadAllowList() { AllowListReload.perform(security, reporting: diagnostics) }
 
     /// Stops serving cleanly; blocks until every thread has closed its sockets (libzmq then
     /// delivers what they hold for up to `StopRequest.drainMilliseconds` more).
