@@ -88,8 +88,7 @@ public final class FeedService: Sendable {
     }
 
     private func runPublishingLoop(_ gate: StartupGate) {
-        var loop: FeedPublishingLoop
-        do {
+        gate.serve(sockets: "feed sockets", store: "event log") {
             let store = RetriedReads(try openStore())
             let head = try store.headPosition()
             let reloads = try security?.watchReloads()
@@ -100,18 +99,12 @@ public final class FeedService: Sendable {
             try subscriber.subscribe("")
             try security?.secureServer(subscriber, domain: .hints)
             try subscriber.bind(hints)
-            loop = FeedPublishingLoop(
+            return FeedPublishingLoop(
                 publisher: publisher, hints: subscriber, store: store, cursor: head,
                 pollMilliseconds: pollMilliseconds, pageSize: pageSize, diagnostics: diagnostics,
                 security: security, reloads: reloads, heartbeat: supervision.heartbeat(for: "feed"),
                 metrics: metrics)
-        } catch let error as ZMQError {
-            return gate.fail(ServiceStartError("feed sockets", error.description))
-        } catch {
-            return gate.fail(ServiceStartError("event log", "\(error)"))
         }
-        gate.open()
-        loop.run()
     }
 }
 

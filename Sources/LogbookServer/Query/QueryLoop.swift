@@ -19,7 +19,7 @@ import LogbookZMQ
 /// closes with a linger; queries still parked get nothing. A turn reads at most
 /// `requestsPerTurn` requests, so a steady stream of them cannot keep the loop from its
 /// heartbeat, its stop or its parked queries' deadlines.
-struct QueryLoop: ~Copyable {
+struct QueryLoop: ServingLoop, ~Copyable {
     typealias Snapshot = QueryProcessState.Snapshot
 
     let router: ZMQSocket

@@ -32,7 +32,7 @@ import LogbookZMQ
 /// commands need `writer` (or `admin`), `Status` needs `admin`; and after each reload of the
 /// allow-list the announcer is told (`allowListReloaded`: the feed socket is bound anew, so
 /// revoked subscribers are cut off).
-struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
+struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ServingLoop, ~Copyable {
     let router: ZMQSocket
     var announcer: Announcer
     let commits: CommitStage

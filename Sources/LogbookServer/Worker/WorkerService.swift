@@ -172,8 +172,7 @@ public final class WorkerService: Sendable {
     private func serveCommands<Announcer: CommitAnnouncer & ~Copyable>(
         _ gate: StartupGate, _ makeAnnouncer: (Int64) throws(ZMQError) -> Announcer
     ) {
-        var loop: CommandLoop<Announcer>
-        do {
+        gate.serve(sockets: "worker sockets", store: "event log") {
             let writer = try log.openWriter()
             let handler = CommandHandler(
                 store: TimedEventStore(store: writer.store, metrics: metrics), clock: clock, ids: ids)
@@ -189,17 +188,11 @@ public final class WorkerService: Sendable {
                 handler: handler, flusher: writer.flusher, turns: writer.turns,
                 heartbeat: supervision.heartbeat(for: "commits"),
                 flushHeartbeat: writer.flusher == nil ? Heartbeat() : supervision.heartbeat(for: "flushes"))
-            loop = CommandLoop(
+            return CommandLoop(
                 router: router, announcer: announcer, commits: commits, headReads: headReads, clock: clock,
                 diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads,
                 heartbeat: supervision.heartbeat(for: "commands"), stop: stopRequest, metrics: metrics)
-        } catch let error as ZMQError {
-            return gate.fail(ServiceStartError("worker sockets", error.description))
-        } catch {
-            return gate.fail(ServiceStartError("event log", "\(error)"))
         }
-        gate.open()
-        loop.run()
     }
 }
 
