@@ -217,10 +217,7 @@ struct QueryLoop: ServingLoop, ~Copyable {
     }
 
     private mutating func send(_ routed: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
-        switch try outbox.send(routed.reply(JSONWriter.bytes(document)), on: router) {
-        case .sent, .kept: break
-        case .gone: diagnostics.debug("query reply dropped: the client is gone")
-        case .overBudget: diagnostics.debug("query reply dropped: the client is not reading its replies")
-        }
+        try outbox.send(
+            routed.reply(JSONWriter.bytes(document)), on: router, reportingDropOf: "query reply", to: diagnostics)
     }
 }

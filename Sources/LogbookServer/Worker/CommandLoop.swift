@@ -358,10 +358,6 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ServingLoop, ~Copyab
     }
 
     private mutating func reply(_ request: RoutedRequest, bytes: [UInt8]) throws(ZMQError) {
-        switch try outbox.send(request.reply(bytes), on: router) {
-        case .sent, .kept: break
-        case .gone: diagnostics.debug("reply dropped: the client is gone")
-        case .overBudget: diagnostics.debug("reply dropped: the client is not reading its replies")
-        }
+        try outbox.send(request.reply(bytes), on: router, reportingDropOf: "reply", to: diagnostics)
     }
 }

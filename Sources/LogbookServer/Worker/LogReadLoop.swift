@@ -83,16 +83,10 @@ struct LogReadLoop: ServingLoop, ~Copyable {
                     continue
                 }
                 let following = answer(request, ahead: &ahead, spare: &spare, into: &buffer)
-                switch try outbox.send(request.reply(buffer), on: router) {
-                case .sent: break
-                case .kept: continue  // the client has not read what it was sent yet
-                case .gone:
-                    diagnostics.debug("log read reply dropped: the client is gone")
-                    continue
-                case .overBudget:
-                    diagnostics.debug("log read reply dropped: the client is not reading its replies")
-                    continue
-                }
+                let delivery = try outbox.send(
+                    request.reply(buffer), on: router, reportingDropOf: "log read reply", to: diagnostics)
+                // Kept (the client has not read what it was sent yet) or dropped: no page ahead.
+                guard delivery == .sent else { continue }
                 // While the client reads this page, write its next one, unless others wait.
                 if let following, try ZMQPoll.wait([router.readable], timeoutMilliseconds: 0) == [false] {
                     ahead = writeAhead(following, for: request.route, into: &spare)
