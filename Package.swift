@@ -173,7 +173,7 @@ let package = Package(
             name: "EventStoreContractTests",
             dependencies: [
                 "LogbookApplication", "LogbookJSON", "LogbookMemory", "LogbookSQLite", "LogbookPostgres",
-                "LogbookWire", "CSQLite", "LogbookTestSupport",
+                "LogbookWire", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(
@@ -185,7 +185,7 @@ let package = Package(
             swiftSettings: strictSettings),
         // The SQLite adapters' own rules, beyond the contract suites: files, WAL, triggers,
         // the durable horizon, write turns, backups, checkpoints, the read-model store's file
-        // and generations.
+        // and generations, an older and a newer build on one log.
         .testTarget(
             name: "LogbookSQLiteTests",
             dependencies: [
