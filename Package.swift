@@ -144,10 +144,14 @@ let package = Package(
             swiftSettings: strictSettings),
 
         // Helpers shared by the test targets (a seeded generator, sample events, a forwarding store,
-        // raw SQL on SQLite files and PostgreSQL databases, throwaway test databases); not shipped.
+        // raw SQL on SQLite files and PostgreSQL databases, throwaway test databases, the
+        // read-model harness and its in-memory log); not shipped.
         .target(
             name: "LogbookTestSupport",
-            dependencies: ["LogbookApplication", "LogbookDomain", "LogbookJSON", "CSQLite", "CPostgres"],
+            dependencies: [
+                "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory", "LogbookSQLite", "CSQLite",
+                "CPostgres",
+            ],
             path: "Tests/LogbookTestSupport",
             swiftSettings: strictSettings),
         .testTarget(
@@ -169,21 +173,24 @@ let package = Package(
             name: "EventStoreContractTests",
             dependencies: [
                 "LogbookApplication", "LogbookJSON", "LogbookMemory", "LogbookSQLite", "LogbookPostgres",
-                "LogbookWire", "CSQLite", "LogbookTestSupport",
+                "LogbookWire", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "ReadModelContractTests",
             dependencies: [
-                "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory", "LogbookSQLite", "CSQLite",
-                "LogbookWire", "LogbookTestSupport",
+                "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory", "LogbookWire",
+                "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         // The SQLite adapters' own rules, beyond the contract suites: files, WAL, triggers,
-        // the durable horizon, write turns, backups, checkpoints, read-model generations.
+        // the durable horizon, write turns, backups, checkpoints, the read-model store's file
+        // and generations, an older and a newer build on one log.
         .testTarget(
             name: "LogbookSQLiteTests",
-            dependencies: ["LogbookSQLite", "LogbookApplication", "LogbookJSON", "LogbookTestSupport"],
+            dependencies: [
+                "LogbookSQLite", "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookTestSupport",
+            ],
             swiftSettings: strictSettings),
         // The PostgreSQL event store's own rules, beyond the contract suite (skipped without a server).
         .testTarget(

@@ -1,49 +1,16 @@
-import Foundation
 import LogbookApplication
-import LogbookDomain
-import LogbookMemory
-import LogbookSQLite
-import Synchronization
+import LogbookTestSupport
 import Testing
 
 /// The command use case must behave the same whichever store is under it: random batches
 /// of commands give identical outcomes and identical logs on every implementation.
 @Suite("Command handler on every store")
 struct HandlerOnEveryStoreTests {
-    /// A clock that moves one millisecond per call, so recorded times differ but agree across runs.
-    final class TickingClock: Clock {
-        private let milliseconds = Mutex<Int64>(1_764_000_000_000)
-
-        func now() -> Timestamp {
-            Timestamp(
-                millisecondsSinceEpoch: milliseconds.withLock {
-                    $0 += 1
-                    return $0
-                })
-        }
-    }
-
-    /// Event ids `<prefix>1`, `<prefix>2`, … in order.
-    final class CountingIDs: IDGenerator {
-        private let prefix: String
-        private let count = Mutex(0)
-
-        init(prefix: String = "e") { self.prefix = prefix }
-
-        func newEventId() -> String {
-            let number = count.withLock { value in
-                value += 1
-                return value
-            }
-            return "\(prefix)\(number)"
-        }
-    }
-
     @Test("random batches give the same outcomes and the same log on every store", arguments: [1, 2, 3] as [UInt64])
     func sameBehaviourEverywhere(seed: UInt64) throws {
         let harnesses = try StoreKind.allCases.map { try StoreHarness($0) }
         let handlers = harnesses.map {
-            CommandHandler(store: $0.store, clock: TickingClock(), ids: CountingIDs(), cacheCapacity: 8)
+            CommandHandler(store: $0.store, clock: StepClock(), ids: CountingIds(), cacheCapacity: 8)
         }
         var commands = RandomCommands(seed: seed)
         var accepted = 0

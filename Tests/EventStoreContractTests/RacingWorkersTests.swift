@@ -46,11 +46,11 @@ struct RacingWorkersTests {
         let harness = try StoreHarness(kind)
         let racing = InterleavingStore(inner: harness.store, seed: seed)
         racing.otherWorker = CommandHandler(
-            store: harness.store, clock: HandlerOnEveryStoreTests.TickingClock(),
-            ids: HandlerOnEveryStoreTests.CountingIDs(prefix: "o"), cacheCapacity: 4)
+            store: harness.store, clock: StepClock(),
+            ids: CountingIds(prefix: "o"), cacheCapacity: 4)
         let main = CommandHandler(
-            store: racing, clock: HandlerOnEveryStoreTests.TickingClock(),
-            ids: HandlerOnEveryStoreTests.CountingIDs(prefix: "m"), cacheCapacity: 4)
+            store: racing, clock: StepClock(),
+            ids: CountingIds(prefix: "m"), cacheCapacity: 4)
         var commands = RandomCommands(seed: seed)
         var told: [(CommandRequest, CommandOutcome)] = []
         for _ in 0..<100 {

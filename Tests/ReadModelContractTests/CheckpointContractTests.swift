@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookDomain
+import LogbookTestSupport
 import Testing
 
 /// The checkpoint and the all-or-nothing promise of `apply`, on every store.
@@ -19,7 +20,9 @@ struct CheckpointContractTests {
         let harness = try ReadModelHarness(kind)
         #expect(try harness.store.checkpoint() == 0)
         #expect(try harness.reader.checkpoint() == 0)
-        #expect(try harness.snapshot() == Snapshot(checkpoint: 0, users: [], posts: [], products: [], counts: .init()))
+        #expect(
+            try harness.snapshot()
+                == ReadModelHarness.Snapshot(checkpoint: 0, users: [], posts: [], products: [], counts: .init()))
     }
 
     @Test(arguments: ReadModelStoreKind.allCases)
@@ -208,7 +211,9 @@ struct CheckpointContractTests {
         let harness = try ReadModelHarness(kind)
         try harness.store.apply([RecordedEvent](), through: 0)
         #expect(throws: ReadModelStoreError.self) { try harness.store.apply(log.all, through: log.head) }
-        #expect(try harness.snapshot() == Snapshot(checkpoint: 0, users: [], posts: [], products: [], counts: .init()))
+        #expect(
+            try harness.snapshot()
+                == ReadModelHarness.Snapshot(checkpoint: 0, users: [], posts: [], products: [], counts: .init()))
         // Everything before the bad event applies; the bad event is named.
         try harness.store.apply(log.events(after: 0).filter { $0.position < bad.position }, through: bad.position - 1)
         let error = try #require(throws: ReadModelStoreError.self) {

@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookDomain
+import LogbookTestSupport
 import Testing
 
 /// Paging, ordering and filters of the list queries, on every store.

@@ -1,6 +1,7 @@
 import LogbookApplication
 import LogbookDomain
 import LogbookJSON
+import LogbookTestSupport
 import Testing
 
 /// What each event does to the read models, on every store.

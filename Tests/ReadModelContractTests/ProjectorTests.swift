@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookDomain
+import LogbookTestSupport
 import Testing
 
 /// The projector on its own: each event becomes at most one change, decided from the

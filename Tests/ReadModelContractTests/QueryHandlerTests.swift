@@ -2,6 +2,7 @@ import LogbookApplication
 import LogbookDomain
 import LogbookJSON
 import LogbookMemory
+import LogbookTestSupport
 import Testing
 
 /// Answering queries from the read models (the in-memory store stands in for any).

@@ -20,7 +20,7 @@ import LogbookZMQ
 ///
 /// With CURVE on, a hint counts only from a key still listed with a role that may hint, and
 /// after each reload of the allow-list the feed is bound anew (as in a worker).
-struct FeedPublishingLoop: ~Copyable {
+struct FeedPublishingLoop: ServingLoop, ~Copyable {
     var publisher: FeedPublisher
     let hints: ZMQSocket
     let store: any EventStore

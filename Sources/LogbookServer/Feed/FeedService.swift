@@ -76,10 +76,7 @@ public final class FeedService: Sendable {
     }
 
     /// Reads the allow-list again (on SIGHUP); without security there is none to read.
-    public func reloadAllowList() {
-        guard let security else { return diagnostics.info("no allow-list to reload: security is off") }
-        security.reload(reporting: diagnostics)
-    }
+    public func reloadAllowList() { AllowListReload.perform(security, reporting: diagnostics) }
 
     /// Stops serving; blocks until both threads have closed their sockets. The log-read loop
     /// first hands on the pages it holds (`StopRequest`); what the feed did not publish,
@@ -91,8 +88,7 @@ public final class FeedService: Sendable {
     }
 
     private func runPublishingLoop(_ gate: StartupGate) {
-        var loop: FeedPublishingLoop
-        do {
+        gate.serve(sockets: "feed sockets", store: "event log") {
             let store = RetriedReads(try openStore())
             let head = try store.headPosition()
             let reloads = try security?.watchReloads()
@@ -103,18 +99,12 @@ public final class FeedService: Sendable {
             try subscriber.subscribe("")
             try security?.secureServer(subscriber, domain: .hints)
             try subscriber.bind(hints)
-            loop = FeedPublishingLoop(
+            return FeedPublishingLoop(
                 publisher: publisher, hints: subscriber, store: store, cursor: head,
                 pollMilliseconds: pollMilliseconds, pageSize: pageSize, diagnostics: diagnostics,
                 security: security, reloads: reloads, heartbeat: supervision.heartbeat(for: "feed"),
                 metrics: metrics)
-        } catch let error as ZMQError {
-            return gate.fail(ServiceStartError("feed sockets", error.description))
-        } catch {
-            return gate.fail(ServiceStartError("event log", "\(error)"))
         }
-        gate.open()
-        loop.run()
     }
 }
 

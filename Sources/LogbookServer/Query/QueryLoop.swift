@@ -19,7 +19,7 @@ import LogbookZMQ
 /// closes with a linger; queries still parked get nothing. A turn reads at most
 /// `requestsPerTurn` requests, so a steady stream of them cannot keep the loop from its
 /// heartbeat, its stop or its parked queries' deadlines.
-struct QueryLoop: ~Copyable {
+struct QueryLoop: ServingLoop, ~Copyable {
     typealias Snapshot = QueryProcessState.Snapshot
 
     let router: ZMQSocket
@@ -217,10 +217,7 @@ struct QueryLoop: ~Copyable {
     }
 
     private mutating func send(_ routed: RoutedRequest, _ document: JSONValue) throws(ZMQError) {
-        switch try outbox.send(routed.reply(JSONWriter.bytes(document)), on: router) {
-        case .sent, .kept: break
-        case .gone: diagnostics.debug("query reply dropped: the client is gone")
-        case .overBudget: diagnostics.debug("query reply dropped: the client is not reading its replies")
-        }
+        try outbox.send(
+            routed.reply(JSONWriter.bytes(document)), on: router, reportingDropOf: "query reply", to: diagnostics)
     }
 }

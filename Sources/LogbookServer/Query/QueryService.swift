@@ -136,10 +136,7 @@ public final class QueryService: Sendable {
     }
 
     /// Reads the allow-list again (on SIGHUP); without security there is none to read.
-    public func reloadAllowList() {
-        guard let security else { return diagnostics.info("no allow-list to reload: security is off") }
-        security.reload(reporting: diagnostics)
-    }
+    public func reloadAllowList() { AllowListReload.perform(security, reporting: diagnostics) }
 
     /// Stops serving cleanly; blocks until every thread has closed its sockets and, when it
     /// made its context, until libzmq handed on the answers they hold.
@@ -167,23 +164,16 @@ public final class QueryService: Sendable {
     }
 
     private func runQueries(generation: Int, _ gate: StartupGate) {
-        var loop: QueryLoop
-        do {
+        gate.serve(sockets: "queries socket", store: "read models") {
             let reader = try GenerationReader(
                 generation: generation, generations: generations, diagnostics: diagnostics)
             let router = try ServerSockets.router(
                 context, at: endpoints.queries, replies: .queries, security: security)
-            loop = QueryLoop(
+            return QueryLoop(
                 router: router, reader: reader, state: state, startRebuild: { [self] in startRebuild() },
                 clock: clock, diagnostics: diagnostics, security: security,
                 heartbeat: supervision.heartbeat(for: "queries"), stop: stopRequest, metrics: metrics)
-        } catch let error as ZMQError {
-            return gate.fail(ServiceStartError("queries socket", error.description))
-        } catch {
-            return gate.fail(ServiceStartError("read models", "\(error)"))
         }
-        gate.open()
-        loop.run()
     }
 
     /// Starts a rebuild thread (the query thread calls this only when none is running).

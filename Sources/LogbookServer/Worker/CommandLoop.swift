@@ -32,7 +32,7 @@ import LogbookZMQ
 /// commands need `writer` (or `admin`), `Status` needs `admin`; and after each reload of the
 /// allow-list the announcer is told (`allowListReloaded`: the feed socket is bound anew, so
 /// revoked subscribers are cut off).
-struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
+struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ServingLoop, ~Copyable {
     let router: ZMQSocket
     var announcer: Announcer
     let commits: CommitStage
@@ -358,10 +358,6 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ~Copyable {
     }
 
     private mutating func reply(_ request: RoutedRequest, bytes: [UInt8]) throws(ZMQError) {
-        switch try outbox.send(request.reply(bytes), on: router) {
-        case .sent, .kept: break
-        case .gone: diagnostics.debug("reply dropped: the client is gone")
-        case .overBudget: diagnostics.debug("reply dropped: the client is not reading its replies")
-        }
+        try outbox.send(request.reply(bytes), on: router, reportingDropOf: "reply", to: diagnostics)
     }
 }

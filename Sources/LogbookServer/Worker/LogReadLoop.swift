@@ -13,7 +13,7 @@ import LogbookZMQ
 /// budget (it sends requests and does not read the replies) has its further requests
 /// dropped unread, without reading the log for them, until it has read what was kept. When `stop` is
 /// requested it takes no new request and hands on the pages still waiting (bounded).
-struct LogReadLoop: ~Copyable {
+struct LogReadLoop: ServingLoop, ~Copyable {
     let router: ZMQSocket
     let reader: LogReader
     let diagnostics: Diagnostics
@@ -47,20 +47,13 @@ struct LogReadLoop: ~Copyable {
         _ context: ZMQContext, at endpoint: String, openStore: WorkerService.StoreOpener, diagnostics: Diagnostics,
         security: ServerSecurity?, heartbeat: Heartbeat = Heartbeat(), stop: StopRequest?, _ gate: StartupGate
     ) {
-        let loop: LogReadLoop
-        do {
+        gate.serve(sockets: "log socket", store: "event log") {
             let reader = LogReader(store: RetriedReads(try openStore()))
-            loop = LogReadLoop(
+            return LogReadLoop(
                 router: try ServerSockets.router(context, at: endpoint, replies: .logPages, security: security),
                 reader: reader, diagnostics: diagnostics, requestGuard: RequestGuard(security: security),
                 heartbeat: heartbeat, stop: stop)
-        } catch let error as ZMQError {
-            return gate.fail(ServiceStartError("log socket", error.description))
-        } catch {
-            return gate.fail(ServiceStartError("event log", "\(error)"))
         }
-        gate.open()
-        loop.run()
     }
 
     /// Serves until the context is shut down or `stop` is requested.
@@ -90,16 +83,10 @@ struct LogReadLoop: ~Copyable {
                     continue
                 }
                 let following = answer(request, ahead: &ahead, spare: &spare, into: &buffer)
-                switch try outbox.send(request.reply(buffer), on: router) {
-                case .sent: break
-                case .kept: continue  // the client has not read what it was sent yet
-                case .gone:
-                    diagnostics.debug("log read reply dropped: the client is gone")
-                    continue
-                case .overBudget:
-                    diagnostics.debug("log read reply dropped: the client is not reading its replies")
-                    continue
-                }
+                let delivery = try outbox.send(
+                    request.reply(buffer), on: router, reportingDropOf: "log read reply", to: diagnostics)
+                // Kept (the client has not read what it was sent yet) or dropped: no page ahead.
+                guard delivery == .sent else { continue }
                 // While the client reads this page, write its next one, unless others wait.
                 if let following, try ZMQPoll.wait([router.readable], timeoutMilliseconds: 0) == [false] {
                     ahead = writeAhead(following, for: request.route, into: &spare)

@@ -143,10 +143,7 @@ public final class WorkerService: Sendable {
     }
 
     /// Reads the allow-list again (on SIGHUP); without security there is none to read.
-    public func reloadAllowList() {
-        guard let security else { return diagnostics.info("no allow-list to reload: security is off") }
-        security.reload(reporting: diagnostics)
-    }
+    public func reloadAllowList() { AllowListReload.perform(security, reporting: diagnostics) }
 
     /// Stops serving cleanly; blocks until every thread has closed its sockets (libzmq then
     /// delivers what they hold for up to `StopRequest.drainMilliseconds` more).
@@ -175,8 +172,7 @@ public final class WorkerService: Sendable {
     private func serveCommands<Announcer: CommitAnnouncer & ~Copyable>(
         _ gate: StartupGate, _ makeAnnouncer: (Int64) throws(ZMQError) -> Announcer
     ) {
-        var loop: CommandLoop<Announcer>
-        do {
+        gate.serve(sockets: "worker sockets", store: "event log") {
             let writer = try log.openWriter()
             let handler = CommandHandler(
                 store: TimedEventStore(store: writer.store, metrics: metrics), clock: clock, ids: ids)
@@ -192,17 +188,11 @@ public final class WorkerService: Sendable {
                 handler: handler, flusher: writer.flusher, turns: writer.turns,
                 heartbeat: supervision.heartbeat(for: "commits"),
                 flushHeartbeat: writer.flusher == nil ? Heartbeat() : supervision.heartbeat(for: "flushes"))
-            loop = CommandLoop(
+            return CommandLoop(
                 router: router, announcer: announcer, commits: commits, headReads: headReads, clock: clock,
                 diagnostics: diagnostics, maximumBatch: maximumBatch, security: security, reloads: reloads,
                 heartbeat: supervision.heartbeat(for: "commands"), stop: stopRequest, metrics: metrics)
-        } catch let error as ZMQError {
-            return gate.fail(ServiceStartError("worker sockets", error.description))
-        } catch {
-            return gate.fail(ServiceStartError("event log", "\(error)"))
         }
-        gate.open()
-        loop.run()
     }
 }
 

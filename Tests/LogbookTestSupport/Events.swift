@@ -1,9 +1,9 @@
 import LogbookApplication
-import LogbookDomain
+public import LogbookDomain
 
 /// Domain events built from plain values, so tests say only what matters.
-enum Events {
-    static func registered(
+public enum Events {
+    public static func registered(
         _ id: String, name: String = "Ann", email: String? = nil, gender: Gender = .unknown, birthday: String? = nil,
         subscription: Subscription = .free
     ) throws -> DomainEvent {
@@ -16,7 +16,7 @@ enum Events {
                     subscription: subscription)))
     }
 
-    static func profileUpdated(
+    public static func profileUpdated(
         _ id: String, name: String? = nil, email: String? = nil, gender: Gender? = nil, birthday: String? = nil
     ) throws -> DomainEvent {
         .user(
@@ -27,19 +27,19 @@ enum Events {
                     birthday: try birthday.map { raw throws in try Birthday(recorded: raw) })))
     }
 
-    static func subscriptionChanged(_ id: String, from: Subscription, to: Subscription) throws -> DomainEvent {
+    public static func subscriptionChanged(_ id: String, from: Subscription, to: Subscription) throws -> DomainEvent {
         .user(.subscriptionChanged(SubscriptionChanged(userId: try UserId(id), from: from, to: to)))
     }
 
-    static func userDeleted(_ id: String) throws -> DomainEvent {
+    public static func userDeleted(_ id: String) throws -> DomainEvent {
         .user(.deleted(UserDeleted(userId: try UserId(id))))
     }
 
-    static func emailClaimed(_ email: String, by id: String) throws -> DomainEvent {
+    public static func emailClaimed(_ email: String, by id: String) throws -> DomainEvent {
         .emailClaim(.claimed(EmailClaimed(email: try NormalizedEmail(normalized: email), userId: try UserId(id))))
     }
 
-    static func postCreated(_ id: String, author: String, title: String = "Hello", content: String = "Body")
+    public static func postCreated(_ id: String, author: String, title: String = "Hello", content: String = "Body")
         throws -> DomainEvent
     {
         .post(
@@ -49,7 +49,7 @@ enum Events {
                     title: try PostTitle(title), content: try PostContent(content))))
     }
 
-    static func postEdited(_ id: String, title: String? = nil, content: String? = nil) throws -> DomainEvent {
+    public static func postEdited(_ id: String, title: String? = nil, content: String? = nil) throws -> DomainEvent {
         .post(
             .edited(
                 PostEdited(
@@ -57,11 +57,11 @@ enum Events {
                     content: try content.map { raw throws in try PostContent(raw) })))
     }
 
-    static func postDeleted(_ id: String) throws -> DomainEvent {
+    public static func postDeleted(_ id: String) throws -> DomainEvent {
         .post(.deleted(PostDeleted(postId: try PostId(id))))
     }
 
-    static func productAdded(
+    public static func productAdded(
         _ id: String, name: String = "Tea", price: String = "2.50", category: ProductCategory = .food, stock: Int = 10
     ) throws -> DomainEvent {
         .product(
@@ -71,7 +71,7 @@ enum Events {
                     category: category, stock: try Stock(stock))))
     }
 
-    static func productUpdated(
+    public static func productUpdated(
         _ id: String, name: String? = nil, price: String? = nil, category: ProductCategory? = nil
     ) throws -> DomainEvent {
         .product(
@@ -81,7 +81,7 @@ enum Events {
                     price: try price.map { raw throws in try Money(raw) }, category: category)))
     }
 
-    static func productRestocked(_ id: String, quantity: Int, stock: Int) throws -> DomainEvent {
+    public static func productRestocked(_ id: String, quantity: Int, stock: Int) throws -> DomainEvent {
         .product(
             .restocked(
                 ProductRestocked(
@@ -89,11 +89,11 @@ enum Events {
             ))
     }
 
-    static func productRemoved(_ id: String) throws -> DomainEvent {
+    public static func productRemoved(_ id: String) throws -> DomainEvent {
         .product(.removed(ProductRemoved(productId: try ProductId(id))))
     }
 
-    static func productPurchased(_ id: String, order: String, user: String, quantity: Int, stock: Int) throws
+    public static func productPurchased(_ id: String, order: String, user: String, quantity: Int, stock: Int) throws
         -> DomainEvent
     {
         .product(
@@ -103,7 +103,7 @@ enum Events {
                     quantity: try Quantity(quantity), stock: try Stock(stock))))
     }
 
-    static func orderPlaced(_ id: String, user: String, product: String, quantity: Int, unitPrice: String)
+    public static func orderPlaced(_ id: String, user: String, product: String, quantity: Int, unitPrice: String)
         throws -> DomainEvent
     {
         let price = try Money(unitPrice)
@@ -117,7 +117,7 @@ enum Events {
     }
 
     /// A purchase as the log holds it: `ProductPurchased` then `OrderPlaced`.
-    static func purchase(
+    public static func purchase(
         order: String, user: String, product: String, quantity: Int, stockAfter: Int, unitPrice: String = "2.50"
     ) throws -> [DomainEvent] {
         [
@@ -128,13 +128,13 @@ enum Events {
 }
 
 extension Log {
-    mutating func record(_ events: [DomainEvent]) {
+    public mutating func record(_ events: [DomainEvent]) {
         for event in events { record(event) }
     }
 
     /// A short log with an event of every type the codec writes, each changing a row but the
     /// email claim.
-    static func everyEventType() throws -> Log {
+    public static func everyEventType() throws -> Log {
         var log = Log()
         log.record([
             try Events.registered("u1"), try Events.registered("u2", birthday: "1990-02-03"),
