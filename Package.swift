@@ -195,7 +195,9 @@ let package = Package(
         // The PostgreSQL event store's own rules, beyond the contract suite (skipped without a server).
         .testTarget(
             name: "LogbookPostgresTests",
-            dependencies: ["LogbookPostgres", "LogbookApplication", "LogbookJSON", "LogbookTestSupport"],
+            dependencies: [
+                "LogbookPostgres", "LogbookApplication", "LogbookJSON", "LogbookMemory", "LogbookTestSupport",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookWireTests",

@@ -20,17 +20,20 @@
 /// and moving either backwards. Further statement triggers (`holeChecks`) refuse, from any
 /// writer, an insert that would leave a hole: see there.
 ///
-/// Schema version 1 was the first one released; version 2 added `holeChecks`, and
-/// `migrations` brings a version 1 database forward when it is opened.
+/// Schema version 1 was the first one released; version 2 added `holeChecks`; version 3
+/// decides a batch with set statements (`append`), with the same signature and outcomes,
+/// so a process of version 2 still running beside it appends as before. `migrations`
+/// brings a version 1 or 2 database forward when it is opened.
 enum PostgresSchema {
     /// What `logbook_schema.application` says in a Logbook log.
     static let application = "logbook event log"
-    static let version = 2
+    static let version = 3
 
     /// The statements that bring a database of schema version `key` to `key + 1`, run in
     /// the opening transaction under the advisory lock. Version 1 lacked the hole checks;
-    /// its tables and append function are those of version 2.
-    static let migrations: [Int: String] = [1: holeChecks]
+    /// its tables and append function are those of version 2. Version 2's append function
+    /// decided every request in a loop; version 3's replaces it.
+    static let migrations: [Int: String] = [1: holeChecks, 2: append]
 
     /// Everything a new log needs, in one transaction.
     static let create =
@@ -258,11 +261,16 @@ enum PostgresSchema {
     /// versions: each event's stream version), `duplicate`, `conflict` (detail: the stream,
     /// actual: its version) or `abandoned` (detail: the dependency).
     ///
+    /// A batch in which every request that is not a duplicate commits (the usual case: its
+    /// worker decided it against the same versions) is checked and written by a handful of
+    /// set statements, whatever its size; any other is decided request by request. Either
+    /// way each request gets the outcome `AppendRequest.refusal` gives it, in order.
+    ///
     /// Lock order, the same in every append so that two never wait for each other: the
     /// command ids' claims (sorted), then the stream rows (sorted, created at version 0 when
     /// missing), then, last, the head row.
     static let append = """
-        CREATE FUNCTION logbook_append(batch jsonb)
+        CREATE OR REPLACE FUNCTION logbook_append(batch jsonb)
         RETURNS TABLE (ordinal integer, outcome text, at_position bigint, detail text, actual integer, versions integer[])
         LANGUAGE plpgsql AS $append$
         #variable_conflict use_column
@@ -281,6 +289,7 @@ enum PostgresSchema {
             v_refused         boolean;
             v_base            bigint;
             v_first           integer;
+            v_all_commit        boolean;
             n_requests        integer := 0;
             n_events          integer := 0;
             n_commands        integer := 0;
@@ -331,76 +340,175 @@ enum PostgresSchema {
             SELECT coalesce(array_agg(st.version ORDER BY u.o), '{}') INTO v_versions
             FROM unnest(v_streams) WITH ORDINALITY AS u(s, o) JOIN streams AS st ON st.stream = u.s;
 
-            -- 3. Decide each request in order, as AppendRequest.refusal does: a duplicate, then a
-            --    dependency that did not commit here, then the expectations in the order given.
-            --    Events get offsets 1, 2, 3 ... within the batch; nothing is written yet.
-            FOR v_request IN SELECT r FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o) ORDER BY o LOOP
-                n_requests := n_requests + 1;
-                v_id := v_request->>0;
-                -- every array gets an entry at every index, so that unnest lines them up
-                r_outcome[n_requests] := NULL;
-                r_first[n_requests] := NULL;
-                r_last[n_requests] := NULL;
-                r_detail[n_requests] := NULL;
-                r_actual[n_requests] := NULL;
-                IF v_id = ANY (v_recorded) OR v_id = ANY (v_committed) THEN
-                    r_outcome[n_requests] := 'duplicate';
-                    CONTINUE;
-                END IF;
-                v_missing := NULL;
-                SELECT d INTO v_missing FROM jsonb_array_elements_text(v_request->5) WITH ORDINALITY AS x(d, o)
-                WHERE NOT (d = ANY (v_committed)) ORDER BY o LIMIT 1;
-                IF v_missing IS NOT NULL THEN
-                    r_outcome[n_requests] := 'abandoned';
-                    r_detail[n_requests] := v_missing;
-                    CONTINUE;
-                END IF;
-                v_refused := false;
-                FOR v_item IN SELECT x FROM jsonb_array_elements(v_request->4) WITH ORDINALITY AS e(x, o) ORDER BY o LOOP
-                    v_slot := array_position(v_streams, v_item->>0);
-                    v_expected := (v_item->>1)::integer;
-                    IF v_expected >= 0 AND v_versions[v_slot] <> v_expected THEN
-                        r_outcome[n_requests] := 'conflict';
-                        r_detail[n_requests] := v_item->>0;
-                        r_actual[n_requests] := v_versions[v_slot];
-                        v_refused := true;
-                        EXIT;
+            -- 3. Decide the batch. Normally every request that is not a duplicate commits: its
+            --    dependencies committed earlier in the batch, and its expectations hold against
+            --    the stream versions plus the events of the requests before it. That is checked
+            --    with set statements (one sort per statement, no search per row); when it holds,
+            --    the outcome is the one the loop below gives, written by set statements too. A
+            --    session that sets logbook.decide_one_by_one to 'on' always takes the loop (the
+            --    tests compare the two); logbook.decided says, until the transaction ends, which
+            --    way the last batch was decided ('together' or 'one by one').
+            WITH requests AS (
+                SELECT b.o::integer AS o, b.r->>0 AS id, b.r
+                FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
+            ), live AS (
+                SELECT q.* FROM requests AS q WHERE NOT (q.id = ANY (v_recorded))
+            ), runs AS (
+                -- per stream, in request order: each expectation (kind 0) after the event counts
+                -- of the requests before it (kind 1), so a running sum gives what it is checked against
+                SELECT x.x->>0 AS stream, l.o, 0 AS kind, (x.x->>1)::integer AS expected, 0::bigint AS n
+                FROM live AS l, jsonb_array_elements(l.r->4) AS x(x)
+                UNION ALL
+                SELECT x.x->>1, l.o, 1, NULL, count(*)
+                FROM live AS l, jsonb_array_elements(l.r->6) AS x(x)
+                GROUP BY x.x->>1, l.o
+            )
+            SELECT coalesce(current_setting('logbook.decide_one_by_one', true), '') <> 'on'
+               AND (SELECT count(*) = count(DISTINCT q.id) FROM requests AS q)
+               AND NOT EXISTS (
+                   SELECT FROM requests AS q WHERE (jsonb_array_length(q.r->6) > 0) = (q.r->>3 IS NOT NULL))
+               AND NOT EXISTS (
+                   SELECT FROM (
+                       SELECT r.stream, r.kind, r.expected,
+                              sum(r.n) OVER (PARTITION BY r.stream ORDER BY r.o, r.kind ROWS UNBOUNDED PRECEDING) AS before
+                       FROM runs AS r
+                   ) AS c
+                   JOIN unnest(v_streams, v_versions) AS s(stream, version) ON s.stream = c.stream
+                   WHERE c.kind = 0 AND c.expected >= 0 AND c.expected <> s.version + c.before)
+               AND NOT EXISTS (
+                   SELECT FROM live AS l CROSS JOIN LATERAL jsonb_array_elements_text(l.r->5) AS d(id)
+                   LEFT JOIN live AS k ON k.id = d.id
+                   WHERE k.o IS NULL OR k.o >= l.o)
+            INTO v_all_commit;
+            PERFORM set_config('logbook.decided', CASE WHEN v_all_commit THEN 'together' ELSE 'one by one' END, true);
+
+            IF v_all_commit THEN
+                -- Events numbered 1, 2, 3 ... in request order, each at its stream's next version.
+                SELECT coalesce(array_agg(n.event_id ORDER BY n.offset_in_batch), '{}'),
+                       coalesce(array_agg(n.stream ORDER BY n.offset_in_batch), '{}'),
+                       coalesce(array_agg(n.category ORDER BY n.offset_in_batch), '{}'),
+                       coalesce(array_agg(n.version ORDER BY n.offset_in_batch), '{}'),
+                       coalesce(array_agg(n.type ORDER BY n.offset_in_batch), '{}'),
+                       coalesce(array_agg(n.data ORDER BY n.offset_in_batch), '{}'),
+                       coalesce(array_agg(n.command_id ORDER BY n.offset_in_batch), '{}'),
+                       coalesce(array_agg(n.correlation_id ORDER BY n.offset_in_batch), '{}'),
+                       coalesce(array_agg(n.causation_id ORDER BY n.offset_in_batch), '{}'),
+                       coalesce(array_agg(n.recorded_at ORDER BY n.offset_in_batch), '{}'),
+                       coalesce(array_agg(n.data_version ORDER BY n.offset_in_batch), '{}'),
+                       count(*)
+                INTO e_event_id, e_stream, e_category, e_version, e_type, e_data, e_command, e_correlation,
+                     e_causation, e_recorded_at, e_data_version, n_events
+                FROM (
+                    SELECT x.x->>0 AS event_id, x.x->>1 AS stream, x.x->>2 AS category, x.x->>3 AS type,
+                           x.x->>4 AS data, (x.x->>5)::bigint AS recorded_at, (x.x->>6)::integer AS data_version,
+                           b.r->>0 AS command_id, b.r->>1 AS correlation_id, b.r->>2 AS causation_id,
+                           row_number() OVER (ORDER BY b.o, x.j) AS offset_in_batch,
+                           (s.version + row_number() OVER (PARTITION BY x.x->>1 ORDER BY b.o, x.j))::integer AS version
+                    FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
+                    CROSS JOIN LATERAL jsonb_array_elements(b.r->6) WITH ORDINALITY AS x(x, j)
+                    JOIN unnest(v_streams, v_versions) AS s(stream, version) ON s.stream = x.x->>1
+                    WHERE NOT (b.r->>0 = ANY (v_recorded))
+                ) AS n;
+                -- Each request: a duplicate, or committed with the events after those of the
+                -- requests before it (an answer: none, at the head they reached).
+                SELECT array_agg(CASE WHEN q.recorded THEN 'duplicate' ELSE 'committed' END ORDER BY q.o),
+                       array_agg(CASE WHEN q.n > 0 THEN q.before + 1 END ORDER BY q.o),
+                       array_agg(CASE WHEN NOT q.recorded THEN q.before + q.n END ORDER BY q.o),
+                       array_agg(NULL::text ORDER BY q.o), array_agg(NULL::integer ORDER BY q.o),
+                       coalesce(array_agg(q.id ORDER BY q.o) FILTER (WHERE NOT q.recorded), '{}'),
+                       coalesce(array_agg(CASE WHEN q.n > 0 THEN q.before + 1 END ORDER BY q.o)
+                                FILTER (WHERE NOT q.recorded), '{}'),
+                       coalesce(array_agg(q.before + q.n ORDER BY q.o) FILTER (WHERE NOT q.recorded), '{}'),
+                       coalesce(array_agg(q.answer ORDER BY q.o) FILTER (WHERE NOT q.recorded), '{}')
+                INTO r_outcome, r_first, r_last, r_detail, r_actual, c_id, c_first, c_last, c_answer
+                FROM (
+                    SELECT b.o, b.r->>0 AS id, b.r->>3 AS answer, b.recorded, b.n,
+                           (sum(b.n) OVER (ORDER BY b.o) - b.n)::integer AS before
+                    FROM (
+                        SELECT b.o, b.r, (b.r->>0 = ANY (v_recorded)) AS recorded,
+                               CASE WHEN b.r->>0 = ANY (v_recorded) THEN 0
+                                    ELSE jsonb_array_length(b.r->6) END AS n
+                        FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
+                    ) AS b
+                ) AS q;
+                -- Every stream's version after the batch.
+                SELECT coalesce(array_agg(s.version + coalesce(c.n, 0) ORDER BY s.o), '{}') INTO v_versions
+                FROM unnest(v_streams, v_versions) WITH ORDINALITY AS s(stream, version, o)
+                LEFT JOIN (SELECT u.s, count(*)::integer AS n FROM unnest(e_stream) AS u(s) GROUP BY u.s) AS c
+                    ON c.s = s.stream;
+            ELSE
+                -- Otherwise each request is decided in order, as AppendRequest.refusal does: a
+                -- duplicate, then a dependency that did not commit here, then the expectations in
+                -- the order given. Events get offsets 1, 2, 3 ... within the batch; nothing is
+                -- written yet.
+                FOR v_request IN SELECT r FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o) ORDER BY o LOOP
+                    n_requests := n_requests + 1;
+                    v_id := v_request->>0;
+                    -- every array gets an entry at every index, so that unnest lines them up
+                    r_outcome[n_requests] := NULL;
+                    r_first[n_requests] := NULL;
+                    r_last[n_requests] := NULL;
+                    r_detail[n_requests] := NULL;
+                    r_actual[n_requests] := NULL;
+                    IF v_id = ANY (v_recorded) OR v_id = ANY (v_committed) THEN
+                        r_outcome[n_requests] := 'duplicate';
+                        CONTINUE;
                     END IF;
-                END LOOP;
-                CONTINUE WHEN v_refused;
-                n_commands := n_commands + 1;
-                c_id[n_commands] := v_id;
-                c_answer[n_commands] := v_request->>3;
-                IF v_request->>3 IS NOT NULL THEN
-                    c_first[n_commands] := NULL;
-                    c_last[n_commands] := n_events;
-                    r_last[n_requests] := n_events;
-                ELSE
-                    v_first := n_events + 1;
-                    FOR v_item IN SELECT x FROM jsonb_array_elements(v_request->6) WITH ORDINALITY AS e(x, o) ORDER BY o LOOP
-                        n_events := n_events + 1;
-                        v_slot := array_position(v_streams, v_item->>1);
-                        v_versions[v_slot] := v_versions[v_slot] + 1;
-                        e_event_id[n_events] := v_item->>0;
-                        e_stream[n_events] := v_item->>1;
-                        e_category[n_events] := v_item->>2;
-                        e_version[n_events] := v_versions[v_slot];
-                        e_type[n_events] := v_item->>3;
-                        e_data[n_events] := v_item->>4;
-                        e_recorded_at[n_events] := (v_item->>5)::bigint;
-                        e_data_version[n_events] := (v_item->>6)::integer;
-                        e_command[n_events] := v_id;
-                        e_correlation[n_events] := v_request->>1;
-                        e_causation[n_events] := v_request->>2;
+                    v_missing := NULL;
+                    SELECT d INTO v_missing FROM jsonb_array_elements_text(v_request->5) WITH ORDINALITY AS x(d, o)
+                    WHERE NOT (d = ANY (v_committed)) ORDER BY o LIMIT 1;
+                    IF v_missing IS NOT NULL THEN
+                        r_outcome[n_requests] := 'abandoned';
+                        r_detail[n_requests] := v_missing;
+                        CONTINUE;
+                    END IF;
+                    v_refused := false;
+                    FOR v_item IN SELECT x FROM jsonb_array_elements(v_request->4) WITH ORDINALITY AS e(x, o) ORDER BY o LOOP
+                        v_slot := array_position(v_streams, v_item->>0);
+                        v_expected := (v_item->>1)::integer;
+                        IF v_expected >= 0 AND v_versions[v_slot] <> v_expected THEN
+                            r_outcome[n_requests] := 'conflict';
+                            r_detail[n_requests] := v_item->>0;
+                            r_actual[n_requests] := v_versions[v_slot];
+                            v_refused := true;
+                            EXIT;
+                        END IF;
                     END LOOP;
-                    c_first[n_commands] := v_first;
-                    c_last[n_commands] := n_events;
-                    r_first[n_requests] := v_first;
-                    r_last[n_requests] := n_events;
-                END IF;
-                r_outcome[n_requests] := 'committed';
-                v_committed := v_committed || v_id;
-            END LOOP;
+                    CONTINUE WHEN v_refused;
+                    n_commands := n_commands + 1;
+                    c_id[n_commands] := v_id;
+                    c_answer[n_commands] := v_request->>3;
+                    IF v_request->>3 IS NOT NULL THEN
+                        c_first[n_commands] := NULL;
+                        c_last[n_commands] := n_events;
+                        r_last[n_requests] := n_events;
+                    ELSE
+                        v_first := n_events + 1;
+                        FOR v_item IN SELECT x FROM jsonb_array_elements(v_request->6) WITH ORDINALITY AS e(x, o) ORDER BY o LOOP
+                            n_events := n_events + 1;
+                            v_slot := array_position(v_streams, v_item->>1);
+                            v_versions[v_slot] := v_versions[v_slot] + 1;
+                            e_event_id[n_events] := v_item->>0;
+                            e_stream[n_events] := v_item->>1;
+                            e_category[n_events] := v_item->>2;
+                            e_version[n_events] := v_versions[v_slot];
+                            e_type[n_events] := v_item->>3;
+                            e_data[n_events] := v_item->>4;
+                            e_recorded_at[n_events] := (v_item->>5)::bigint;
+                            e_data_version[n_events] := (v_item->>6)::integer;
+                            e_command[n_events] := v_id;
+                            e_correlation[n_events] := v_request->>1;
+                            e_causation[n_events] := v_request->>2;
+                        END LOOP;
+                        c_first[n_commands] := v_first;
+                        c_last[n_commands] := n_events;
+                        r_first[n_requests] := v_first;
+                        r_last[n_requests] := n_events;
+                    END IF;
+                    r_outcome[n_requests] := 'committed';
+                    v_committed := v_committed || v_id;
+                END LOOP;
+            END IF;
 
             -- 4. Everything that needs no position, before the head is locked.
             UPDATE streams AS st SET version = u.v FROM unnest(v_streams, v_versions) AS u(s, v)

@@ -68,7 +68,7 @@ struct PostgresEventStoreTests {
         let database = try PostgresTestDatabase()
         _ = try PostgresEventStore(connectionString: database.connectionString)
         try RawPostgres(database.connectionString).run("UPDATE logbook_schema SET version = 99")
-        #expect(throws: EventStoreError.unsupportedSchema(found: 99, supported: 2)) {
+        #expect(throws: EventStoreError.unsupportedSchema(found: 99, supported: 3)) {
             _ = try PostgresEventStore(connectionString: database.connectionString)
         }
     }
@@ -116,7 +116,7 @@ struct PostgresEventStoreTests {
             #expect(try store.read(fromPosition: 1, limit: 100, categories: nil).map(\.position) == [1, 2, 3, 4, 5, 6])
             #expect(
                 try RawPostgres(database.connectionString).run("SELECT version, application FROM logbook_schema")
-                    == [["2", "logbook event log"]])
+                    == [["3", "logbook event log"]])
         }
     }
 
@@ -485,7 +485,7 @@ struct PostgresEventStoreTests {
             ])
         }
         #expect(errors.isEmpty, "\(errors)")
-        #expect(try admin.run("SELECT version FROM logbook_schema") == [["2"]])
+        #expect(try admin.run("SELECT version FROM logbook_schema") == [["3"]])
         #expect(
             try admin.run(
                 "SELECT count(*) FROM pg_trigger WHERE tgname IN ('events_have_no_holes', "
@@ -500,6 +500,30 @@ struct PostgresEventStoreTests {
         #expect(
             try store.append([Requests.request("c2", [Requests.event("a-1")], expecting: ["a-1": .exactly(2)])])
                 .first?.committed?.lastPosition == 7)
+    }
+
+    @Test("a log of schema version 2 gets the append function of version 3 when opened")
+    func schemaTwoMigrated() throws {
+        let database = try PostgresTestDatabase()
+        let admin = try RawPostgres(database.connectionString)
+        _ = try PostgresEventStore(connectionString: database.connectionString).append([
+            Requests.simple("c1", stream: "a-1", count: 2)
+        ])
+        // Version 2 had the same tables and checks; only its append function differs, here one
+        // that can only fail, so an append that works proves the migration replaced it.
+        try admin.run(
+            """
+            CREATE OR REPLACE FUNCTION logbook_append(batch jsonb)
+            RETURNS TABLE (ordinal integer, outcome text, at_position bigint, detail text, actual integer, versions integer[])
+            LANGUAGE plpgsql AS $f$ BEGIN RAISE EXCEPTION 'the append function of version 2'; END $f$;
+            UPDATE logbook_schema SET version = 2
+            """)
+        let store = try PostgresEventStore(connectionString: database.connectionString)
+        #expect(try admin.run("SELECT version FROM logbook_schema") == [["3"]])
+        let appended = try store.append([
+            Requests.request("c2", [Requests.event("a-1")], expecting: ["a-1": .exactly(2)])
+        ])
+        #expect(appended.first?.committed?.lastPosition == 3)
     }
 
     @Test("payloads are stored as given, with their version, and read back in the current shape")

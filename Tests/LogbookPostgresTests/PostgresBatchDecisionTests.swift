@@ -1,0 +1,143 @@
+import Foundation
+import LogbookApplication
+import LogbookMemory
+import LogbookTestSupport
+import Testing
+
+@testable import LogbookPostgres
+
+/// `logbook_append` decides a batch in one of two ways: by set statements when every request
+/// that is not a duplicate commits, else request by request. Both must give every request
+/// the outcome the in-memory store gives, and leave the same log.
+@Suite(
+    "PostgreSQL log: a batch decided by set statements or one request at a time",
+    .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipReason)))
+struct PostgresBatchDecisionTests {
+    /// Random batches over a few streams and ids. In a clean batch every request expects the
+    /// versions its worker would have seen; in a messy one, some expect wrong ones, depend on
+    /// requests after or outside the batch, or repeat an id of the batch. Any request may
+    /// retry an earlier id, depend on a request before it, or record an answer.
+    struct RandomBatches {
+        var random: SeededGenerator
+        var versions: [String: Int] = [:]
+        var used: [String] = []
+        var counter = 0
+        let streams = ["a-1", "a-2", "a-3", "b-1", "b-2", "c-1"]
+
+        init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+
+        mutating func next() -> [AppendRequest] {
+            var planned = versions
+            var batch: [AppendRequest] = []
+            let messy = random.chance(50)
+            // The ids of the batch's requests that are not retries, which later ones may depend on.
+            var fresh: [String] = []
+            for _ in 0..<Int.random(in: 1...25, using: &random) {
+                counter += 1
+                var id = "c\(counter)"
+                if !used.isEmpty, random.chance(8) { id = random.pick(used) }
+                if messy, !batch.isEmpty, random.chance(3) { id = random.pick(batch).commandId }
+                let retry = id != "c\(counter)"
+                var expectations: [String: ExpectedVersion] = [:]
+                for stream in (0..<Int.random(in: 0...2, using: &random)).map({ _ in random.pick(streams) }) {
+                    let version = planned[stream] ?? 0
+                    let expected = !messy || random.chance(80) ? version : version + random.pick([-1, 1, 2])
+                    expectations[stream] =
+                        random.chance(10) ? .any : expected <= 0 ? .noStream : .exactly(expected)
+                }
+                var dependencies: Set<String> = []
+                if !fresh.isEmpty, random.chance(15) { dependencies.insert(random.pick(fresh)) }
+                if messy, random.chance(4) { dependencies.insert(random.pick(used + ["c\(counter + 1)", "nowhere"])) }
+                let request: AppendRequest
+                if random.chance(25) {
+                    request = Requests.answer(id, #"{"code":"refused"}"#, expecting: expectations, after: dependencies)
+                } else {
+                    let events = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                        Requests.event(random.pick(streams))
+                    }
+                    if !retry { for event in events { planned[event.stream, default: 0] += 1 } }
+                    request = Requests.request(id, events, expecting: expectations, after: dependencies)
+                }
+                if !retry { fresh.append(id) }
+                batch.append(request)
+            }
+            return batch
+        }
+
+        /// Takes in what a batch committed: the ids now recorded, and the streams' versions.
+        mutating func record(_ results: [AppendResult], of batch: [AppendRequest]) {
+            for (request, result) in zip(batch, results) {
+                if case .committed = result { used.append(request.commandId) }
+                for event in result.committed?.events ?? [] { versions[event.stream] = event.version }
+            }
+        }
+    }
+
+    @Test(
+        "random batches get the in-memory store's outcomes and log, decided together or one by one",
+        arguments: [7, 2026] as [UInt64])
+    func bothDecisionsMatchTheReference(seed: UInt64) throws {
+        let together = try PostgresTestDatabase()
+        let oneByOne = try PostgresTestDatabase()
+        _ = try PostgresEventStore(connectionString: oneByOne.connectionString)
+        try RawPostgres(oneByOne.connectionString).run(
+            "ALTER DATABASE \(oneByOne.name) SET logbook.decide_one_by_one = 'on'")
+        let stores = [
+            try PostgresEventStore(connectionString: together.connectionString),
+            try PostgresEventStore(connectionString: oneByOne.connectionString),
+        ]
+        let reference = InMemoryEventStore()
+        var batches = RandomBatches(seed: seed)
+        var refusals = 0
+        var batchesWithoutRefusals = 0
+        for _ in 0..<80 {
+            let batch = batches.next()
+            let expected = try reference.append(batch)
+            for store in stores { #expect(try store.append(batch) == expected, "seed \(seed)") }
+            let refused = expected.count { $0.conflict != nil || $0.abandonedFor != nil }
+            refusals += refused
+            if refused == 0 { batchesWithoutRefusals += 1 }
+            batches.record(expected, of: batch)
+        }
+        // Both ways of deciding were taken: batches with refusals, and batches without.
+        #expect(refusals > 20 && batchesWithoutRefusals > 10, "\(refusals) refusals, \(batchesWithoutRefusals) clean")
+        let log = try reference.read(fromPosition: 1, limit: 100_000, categories: nil)
+        #expect(log.count > 500)
+        for store in stores { #expect(try store.read(fromPosition: 1, limit: 100_000, categories: nil) == log) }
+        #expect(try Self.decision(of: [Requests.simple("last", stream: "a-1")], in: oneByOne) == "one by one")
+    }
+
+    /// Which way `logbook_append` decided `batch`, read from the setting it leaves in its
+    /// transaction.
+    private static func decision(of batch: [AppendRequest], in database: PostgresTestDatabase) throws -> String {
+        let raw = try RawPostgres(database.connectionString)
+        let json = PostgresParameters.batch(batch, evolution: .standard).replacingOccurrences(of: "'", with: "''")
+        try raw.run("BEGIN")
+        try raw.run("SELECT count(*) FROM logbook_append('\(json)'::jsonb)")
+        let decided = try raw.run("SELECT current_setting('logbook.decided', true)")
+        try raw.run("COMMIT")
+        return decided.first?.first ?? ""
+    }
+
+    @Test("a batch in which every request commits is decided together; a conflict sends it one by one")
+    func theUsualBatchIsDecidedTogether() throws {
+        let database = try PostgresTestDatabase()
+        let store = try PostgresEventStore(connectionString: database.connectionString)
+        _ = try store.append([Requests.simple("c0", stream: "a-1")])
+        let usual = [
+            Requests.request("c1", [Requests.event("a-1")], expecting: ["a-1": .exactly(1)]),
+            Requests.request("c2", [Requests.event("a-1"), Requests.event("b-1")], expecting: ["a-1": .exactly(2)]),
+            Requests.answer("c3", expecting: ["b-1": .exactly(1)], after: ["c2"]),
+            Requests.request("c0", [Requests.event("a-1")]),
+        ]
+        #expect(try Self.decision(of: usual, in: database) == "together")
+        let conflicting = [
+            Requests.request("c4", [Requests.event("a-1")], expecting: ["a-1": .exactly(3)]),
+            Requests.request("c5", [Requests.event("a-1")], expecting: ["a-1": .exactly(9)]),
+        ]
+        #expect(try Self.decision(of: conflicting, in: database) == "one by one")
+        let abandoned = [Requests.request("c6", [Requests.event("c-1")], after: ["c7"])]
+        #expect(try Self.decision(of: abandoned, in: database) == "one by one")
+        #expect(try store.read(fromPosition: 1, limit: 100, categories: nil).map(\.version) == [1, 2, 3, 1, 4])
+    }
+}
