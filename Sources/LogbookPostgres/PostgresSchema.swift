@@ -354,14 +354,21 @@ enum PostgresSchema {
             ), live AS (
                 SELECT q.* FROM requests AS q WHERE NOT (q.id = ANY (v_recorded))
             ), runs AS (
-                -- per stream, in request order: each expectation (kind 0) after the event counts
-                -- of the requests before it (kind 1), so a running sum gives what it is checked against
-                SELECT x.x->>0 AS stream, l.o, 0 AS kind, (x.x->>1)::integer AS expected, 0::bigint AS n
+                -- Per stream, in request order: its version (kind 0), then each expectation (kind
+                -- 1) after the events of the requests before it (kind 2), so that a running sum
+                -- gives the version an expectation is checked against. No join: the planner knows
+                -- nothing of these rows, and a join it misjudges costs n x m comparisons.
+                SELECT u.s AS stream, 0 AS o, 0 AS kind, NULL::integer AS expected, u.v::bigint AS n
+                FROM unnest(v_streams, v_versions) AS u(s, v)
+                UNION ALL
+                SELECT x.x->>0, l.o, 1, (x.x->>1)::integer, 0
                 FROM live AS l, jsonb_array_elements(l.r->4) AS x(x)
                 UNION ALL
-                SELECT x.x->>1, l.o, 1, NULL, count(*)
+                SELECT x.x->>1, l.o, 2, NULL, count(*)
                 FROM live AS l, jsonb_array_elements(l.r->6) AS x(x)
                 GROUP BY x.x->>1, l.o
+            ), dependencies AS (
+                SELECT l.o, d.id FROM live AS l, jsonb_array_elements_text(l.r->5) AS d(id)
             )
             SELECT coalesce(current_setting('logbook.decide_one_by_one', true), '') <> 'on'
                AND (SELECT count(*) = count(DISTINCT q.id) FROM requests AS q)
@@ -369,46 +376,51 @@ enum PostgresSchema {
                    SELECT FROM requests AS q WHERE (jsonb_array_length(q.r->6) > 0) = (q.r->>3 IS NOT NULL))
                AND NOT EXISTS (
                    SELECT FROM (
-                       SELECT r.stream, r.kind, r.expected,
-                              sum(r.n) OVER (PARTITION BY r.stream ORDER BY r.o, r.kind ROWS UNBOUNDED PRECEDING) AS before
+                       SELECT r.kind, r.expected,
+                              sum(r.n) OVER (PARTITION BY r.stream ORDER BY r.o, r.kind ROWS UNBOUNDED PRECEDING) AS version
                        FROM runs AS r
                    ) AS c
-                   JOIN unnest(v_streams, v_versions) AS s(stream, version) ON s.stream = c.stream
-                   WHERE c.kind = 0 AND c.expected >= 0 AND c.expected <> s.version + c.before)
+                   WHERE c.kind = 1 AND c.expected >= 0 AND c.expected <> c.version)
                AND NOT EXISTS (
-                   SELECT FROM live AS l CROSS JOIN LATERAL jsonb_array_elements_text(l.r->5) AS d(id)
-                   LEFT JOIN live AS k ON k.id = d.id
-                   WHERE k.o IS NULL OR k.o >= l.o)
+                   SELECT FROM dependencies AS d LEFT JOIN live AS k ON k.id = d.id WHERE k.o IS NULL OR k.o >= d.o)
             INTO v_all_commit;
             PERFORM set_config('logbook.decided', CASE WHEN v_all_commit THEN 'together' ELSE 'one by one' END, true);
 
             IF v_all_commit THEN
-                -- Events numbered 1, 2, 3 ... in request order, each at its stream's next version.
-                SELECT coalesce(array_agg(n.event_id ORDER BY n.offset_in_batch), '{}'),
-                       coalesce(array_agg(n.stream ORDER BY n.offset_in_batch), '{}'),
-                       coalesce(array_agg(n.category ORDER BY n.offset_in_batch), '{}'),
-                       coalesce(array_agg(n.version ORDER BY n.offset_in_batch), '{}'),
-                       coalesce(array_agg(n.type ORDER BY n.offset_in_batch), '{}'),
-                       coalesce(array_agg(n.data ORDER BY n.offset_in_batch), '{}'),
-                       coalesce(array_agg(n.command_id ORDER BY n.offset_in_batch), '{}'),
-                       coalesce(array_agg(n.correlation_id ORDER BY n.offset_in_batch), '{}'),
-                       coalesce(array_agg(n.causation_id ORDER BY n.offset_in_batch), '{}'),
-                       coalesce(array_agg(n.recorded_at ORDER BY n.offset_in_batch), '{}'),
-                       coalesce(array_agg(n.data_version ORDER BY n.offset_in_batch), '{}'),
+                -- Events numbered 1, 2, 3 ... in request order, each at its stream's next version
+                -- (a running count per stream from the stream's version, again without a join).
+                SELECT coalesce(array_agg(n.event_id ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.stream ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.category ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.version ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.type ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.data ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.command_id ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.correlation_id ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.causation_id ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.recorded_at ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.data_version ORDER BY n.o, n.j), '{}'),
                        count(*)
                 INTO e_event_id, e_stream, e_category, e_version, e_type, e_data, e_command, e_correlation,
                      e_causation, e_recorded_at, e_data_version, n_events
                 FROM (
-                    SELECT x.x->>0 AS event_id, x.x->>1 AS stream, x.x->>2 AS category, x.x->>3 AS type,
-                           x.x->>4 AS data, (x.x->>5)::bigint AS recorded_at, (x.x->>6)::integer AS data_version,
-                           b.r->>0 AS command_id, b.r->>1 AS correlation_id, b.r->>2 AS causation_id,
-                           row_number() OVER (ORDER BY b.o, x.j) AS offset_in_batch,
-                           (s.version + row_number() OVER (PARTITION BY x.x->>1 ORDER BY b.o, x.j))::integer AS version
-                    FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
-                    CROSS JOIN LATERAL jsonb_array_elements(b.r->6) WITH ORDINALITY AS x(x, j)
-                    JOIN unnest(v_streams, v_versions) AS s(stream, version) ON s.stream = x.x->>1
-                    WHERE NOT (b.r->>0 = ANY (v_recorded))
-                ) AS n;
+                    SELECT v.*, (sum(v.n) OVER (PARTITION BY v.stream ORDER BY v.o, v.j ROWS UNBOUNDED PRECEDING))::integer
+                                AS version
+                    FROM (
+                        SELECT u.s AS stream, 0::bigint AS o, 0::bigint AS j, u.v AS n, NULL AS event_id,
+                               NULL AS category, NULL AS type, NULL AS data, NULL::bigint AS recorded_at,
+                               NULL::integer AS data_version, NULL AS command_id, NULL AS correlation_id,
+                               NULL AS causation_id
+                        FROM unnest(v_streams, v_versions) AS u(s, v)
+                        UNION ALL
+                        SELECT x.x->>1, b.o, x.j, 1, x.x->>0, x.x->>2, x.x->>3, x.x->>4, (x.x->>5)::bigint,
+                               (x.x->>6)::integer, b.r->>0, b.r->>1, b.r->>2
+                        FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
+                        CROSS JOIN LATERAL jsonb_array_elements(b.r->6) WITH ORDINALITY AS x(x, j)
+                        WHERE NOT (b.r->>0 = ANY (v_recorded))
+                    ) AS v
+                ) AS n
+                WHERE n.o > 0;
                 -- Each request: a duplicate, or committed with the events after those of the
                 -- requests before it (an answer: none, at the head they reached).
                 SELECT array_agg(CASE WHEN q.recorded THEN 'duplicate' ELSE 'committed' END ORDER BY q.o),
@@ -431,11 +443,17 @@ enum PostgresSchema {
                         FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
                     ) AS b
                 ) AS q;
-                -- Every stream's version after the batch.
-                SELECT coalesce(array_agg(s.version + coalesce(c.n, 0) ORDER BY s.o), '{}') INTO v_versions
-                FROM unnest(v_streams, v_versions) WITH ORDINALITY AS s(stream, version, o)
-                LEFT JOIN (SELECT u.s, count(*)::integer AS n FROM unnest(e_stream) AS u(s) GROUP BY u.s) AS c
-                    ON c.s = s.stream;
+                -- Every stream's version after the batch: its version and its new events, counted.
+                SELECT coalesce(array_agg(f.version ORDER BY f.o), '{}') INTO v_versions
+                FROM (
+                    SELECT c.s, min(c.o) AS o, sum(c.n)::integer AS version
+                    FROM (
+                        SELECT u.s, u.o, u.v AS n FROM unnest(v_streams, v_versions) WITH ORDINALITY AS u(s, v, o)
+                        UNION ALL
+                        SELECT e.s, NULL, 1 FROM unnest(e_stream) AS e(s)
+                    ) AS c
+                    GROUP BY c.s
+                ) AS f;
             ELSE
                 -- Otherwise each request is decided in order, as AppendRequest.refusal does: a
                 -- duplicate, then a dependency that did not commit here, then the expectations in
