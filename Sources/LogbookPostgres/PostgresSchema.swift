@@ -361,7 +361,12 @@ enum PostgresSchema {
                 SELECT u.s AS stream, 0 AS o, 0 AS kind, NULL::integer AS expected, u.v::bigint AS n
                 FROM unnest(v_streams, v_versions) AS u(s, v)
                 UNION ALL
-                SELECT x.x->>0, l.o, 1, (x.x->>1)::integer, 0
+                -- An expected version that is not a plain integer is NULL here and sends the batch
+                -- to the loop, which reports it only if it reaches it.
+                SELECT x.x->>0, l.o, 1,
+                       CASE WHEN jsonb_typeof(x.x->1) = 'number' AND x.x->>1 ~ '^-?[0-9]{1,9}$'
+                            THEN (x.x->>1)::integer END,
+                       0
                 FROM live AS l, jsonb_array_elements(l.r->4) AS x(x)
                 UNION ALL
                 SELECT x.x->>1, l.o, 2, NULL, count(*)
@@ -373,14 +378,16 @@ enum PostgresSchema {
             SELECT coalesce(current_setting('logbook.decide_one_by_one', true), '') <> 'on'
                AND (SELECT count(*) = count(DISTINCT q.id) FROM requests AS q)
                AND NOT EXISTS (
-                   SELECT FROM requests AS q WHERE (jsonb_array_length(q.r->6) > 0) = (q.r->>3 IS NOT NULL))
+                   SELECT FROM live AS q
+                   WHERE jsonb_typeof(q.r->6) IS DISTINCT FROM 'array'
+                      OR (jsonb_array_length(q.r->6) > 0) = (q.r->>3 IS NOT NULL))
                AND NOT EXISTS (
                    SELECT FROM (
                        SELECT r.kind, r.expected,
                               sum(r.n) OVER (PARTITION BY r.stream ORDER BY r.o, r.kind ROWS UNBOUNDED PRECEDING) AS version
                        FROM runs AS r
                    ) AS c
-                   WHERE c.kind = 1 AND c.expected >= 0 AND c.expected <> c.version)
+                   WHERE c.kind = 1 AND (c.expected IS NULL OR (c.expected >= 0 AND c.expected <> c.version)))
                AND NOT EXISTS (
                    SELECT FROM dependencies AS d LEFT JOIN live AS k ON k.id = d.id WHERE k.o IS NULL OR k.o >= d.o)
             INTO v_all_commit;
@@ -439,7 +446,7 @@ enum PostgresSchema {
                     FROM (
                         SELECT b.o, b.r, (b.r->>0 = ANY (v_recorded)) AS recorded,
                                CASE WHEN b.r->>0 = ANY (v_recorded) THEN 0
-                                    ELSE jsonb_array_length(b.r->6) END AS n
+                                    ELSE coalesce(jsonb_array_length(b.r->6), 0) END AS n
                         FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
                     ) AS b
                 ) AS q;
@@ -535,12 +542,15 @@ enum PostgresSchema {
 
             -- 5. Last, the head: bumping it takes its row lock, held through COMMIT, so positions are
             --    handed out in commit order and a rollback takes the bump back (no hole). An append
-            --    without events only reads it: an answer's position is the head when it was recorded.
+            --    without events only reads it (sharing its lock): an answer's position is the head when
+            --    it was recorded.
             IF n_events > 0 THEN
                 UPDATE log_head SET position = log_head.position + n_events
                 RETURNING log_head.position - n_events INTO v_base;
             ELSE
-                SELECT h.position INTO v_base FROM log_head AS h;
+                -- FOR SHARE waits for an append that holds the head to commit, so the head read
+                -- here is still the head when the commands' check reads it again.
+                SELECT h.position INTO v_base FROM log_head AS h FOR SHARE;
             END IF;
             INSERT INTO events (position, event_id, stream, category, version, type, data, command_id,
                                 correlation_id, causation_id, recorded_at, data_version)

@@ -140,4 +140,26 @@ struct PostgresBatchDecisionTests {
         #expect(try Self.decision(of: abandoned, in: database) == "one by one")
         #expect(try store.read(fromPosition: 1, limit: 100, categories: nil).map(\.version) == [1, 2, 3, 1, 4])
     }
+
+    /// An append that only records answers reads the head while others append events: its
+    /// record must point at the head as the commands' check reads it at the end.
+    @Test("answers recorded while other stores append events are never refused")
+    func answersBesideAppends() throws {
+        let database = try PostgresTestDatabase()
+        _ = try PostgresEventStore(connectionString: database.connectionString)
+        let errors = onThreads(4) { thread in
+            let store = try PostgresEventStore(connectionString: database.connectionString)
+            for round in 0..<150 {
+                let id = "t\(thread)-\(round)"
+                let request =
+                    thread.isMultiple(of: 2)
+                    ? Requests.answer(id) : Requests.simple(id, stream: "s-\(thread)-\(round % 7)")
+                let result = try store.append([request])
+                guard case .committed = result.first else {
+                    throw PostgresTestError("\(id): \(String(describing: result.first))")
+                }
+            }
+        }
+        #expect(errors.isEmpty, "\(errors.prefix(3))")
+    }
 }
