@@ -463,16 +463,23 @@ struct PostgresEventStoreTests {
         }
     }
 
-    @Test("a log of schema version 1 is migrated when opened, by several openers at once, and then refuses holes")
-    func schemaOneMigrated() throws {
+    /// A log holding two events of `a-1` (command `c1`), made what an older release wrote
+    /// by `downgrade`, and a raw connection to it.
+    private static func olderLog(_ downgrade: String) throws -> (PostgresTestDatabase, RawPostgres) {
         let database = try PostgresTestDatabase()
         let admin = try RawPostgres(database.connectionString)
         _ = try PostgresEventStore(connectionString: database.connectionString).append([
             Requests.simple("c1", stream: "a-1", count: 2)
         ])
+        try admin.run(downgrade)
+        return (database, admin)
+    }
+
+    @Test("a log of schema version 1 is migrated when opened, by several openers at once, and then refuses holes")
+    func schemaOneMigrated() throws {
         // Make the database what the first release wrote: version 1 had the same tables, rewrite
         // triggers and append function, and no hole checks.
-        try admin.run(
+        let (database, admin) = try Self.olderLog(
             """
             DROP TRIGGER events_have_no_holes ON events; DROP TRIGGER commands_cover_their_events ON commands;
             DROP TRIGGER log_head_is_the_last_position ON log_head;
@@ -504,14 +511,9 @@ struct PostgresEventStoreTests {
 
     @Test("a log of schema version 2 gets the append function of version 3 when opened")
     func schemaTwoMigrated() throws {
-        let database = try PostgresTestDatabase()
-        let admin = try RawPostgres(database.connectionString)
-        _ = try PostgresEventStore(connectionString: database.connectionString).append([
-            Requests.simple("c1", stream: "a-1", count: 2)
-        ])
         // Version 2 had the same tables and checks; only its append function differs, here one
         // that can only fail, so an append that works proves the migration replaced it.
-        try admin.run(
+        let (database, admin) = try Self.olderLog(
             """
             CREATE OR REPLACE FUNCTION logbook_append(batch jsonb)
             RETURNS TABLE (ordinal integer, outcome text, at_position bigint, detail text, actual integer, versions integer[])
