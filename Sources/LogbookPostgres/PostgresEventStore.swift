@@ -267,13 +267,17 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
-    /// All of them in one query: one round trip to the server instead of one a stream.
+    /// All of them in one query: one round trip to the server instead of one a stream. Each
+    /// stream is its own index range (`OFFSET 0` keeps the planner from turning the lateral
+    /// subquery into a join, which it may run as a scan of the whole table when it has no
+    /// statistics of it yet).
     public func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]] {
         guard !streams.isEmpty else { return [:] }
         return try withConnection { [evolution] db in
             let events = try Self.events(
                 db.query(
-                    "SELECT \(Self.columns) FROM events WHERE stream = ANY ($1::text[]) ORDER BY stream, version",
+                    "SELECT \(Self.eventColumns) FROM (SELECT DISTINCT unnest($1::text[])) AS u(stream) CROSS JOIN LATERAL "
+                        + "(SELECT * FROM events AS s WHERE s.stream = u.stream OFFSET 0) AS e ORDER BY e.stream, e.version",
                     [PostgresParameters.textArray(streams)]), evolution)
             var found: [String: [RecordedEvent]] = [:]
             for stream in streams { found[stream] = [] }

@@ -276,6 +276,7 @@ enum PostgresSchema {
         #variable_conflict use_column
         DECLARE
             v_ids             text[];
+            v_claims          tid[];
             v_recorded        text[];
             v_committed       text[] := '{}';
             v_streams         text[];
@@ -320,9 +321,16 @@ enum PostgresSchema {
             --    the lookup that follows (a new statement, a new snapshot) sees the first writer's record.
             SELECT coalesce(array_agg(id ORDER BY id COLLATE "C"), '{}') INTO v_ids
             FROM (SELECT DISTINCT r->>0 AS id FROM jsonb_array_elements(batch) AS r) AS ids;
-            INSERT INTO command_claims (command_id) SELECT id FROM unnest(v_ids) AS id;
-            SELECT coalesce(array_agg(c.command_id), '{}') INTO v_recorded
-            FROM commands AS c WHERE c.command_id = ANY (v_ids);
+            WITH claimed AS (
+                INSERT INTO command_claims (command_id) SELECT id FROM unnest(v_ids) AS id RETURNING ctid
+            )
+            SELECT coalesce(array_agg(claimed.ctid), '{}') INTO v_claims FROM claimed;
+            -- Every lookup by key in this function is a subquery per key: one index probe each,
+            -- whatever the planner guesses of a table it has no statistics of yet (a join or an
+            -- `= ANY` over a batch-sized array becomes a scan of the whole table when it guesses low).
+            SELECT coalesce(array_agg(u.id), '{}') INTO v_recorded
+            FROM unnest(v_ids) AS u(id)
+            WHERE (SELECT true FROM commands AS c WHERE c.command_id = u.id);
 
             -- 2. Lock the row of every stream the batch reads or writes, in sorted order, creating
             --    missing ones at version 0 (ON CONFLICT DO UPDATE ... WHERE false locks an existing row
@@ -337,8 +345,9 @@ enum PostgresSchema {
             ) AS named;
             INSERT INTO streams AS st (stream, version) SELECT s, 0 FROM unnest(v_streams) AS s
             ON CONFLICT (stream) DO UPDATE SET version = st.version WHERE false;
-            SELECT coalesce(array_agg(st.version ORDER BY u.o), '{}') INTO v_versions
-            FROM unnest(v_streams) WITH ORDINALITY AS u(s, o) JOIN streams AS st ON st.stream = u.s;
+            SELECT coalesce(array_agg((SELECT st.version FROM streams AS st WHERE st.stream = u.s) ORDER BY u.o), '{}')
+            INTO v_versions
+            FROM unnest(v_streams) WITH ORDINALITY AS u(s, o);
 
             -- 3. Decide the batch. Normally every request that is not a duplicate commits: its
             --    dependencies committed earlier in the batch, and its expectations hold against
@@ -535,10 +544,12 @@ enum PostgresSchema {
                 END LOOP;
             END IF;
 
-            -- 4. Everything that needs no position, before the head is locked.
-            UPDATE streams AS st SET version = u.v FROM unnest(v_streams, v_versions) AS u(s, v)
-            WHERE st.stream = u.s AND st.version <> u.v;
-            DELETE FROM command_claims WHERE command_id = ANY (v_ids);
+            -- 4. Everything that needs no position, before the head is locked. The claims go by
+            --    their row addresses (no search among the dead rows of earlier claims).
+            --    The rows exist and are locked; ON CONFLICT finds each through the key's index.
+            INSERT INTO streams AS st (stream, version) SELECT u.s, u.v FROM unnest(v_streams, v_versions) AS u(s, v)
+            ON CONFLICT (stream) DO UPDATE SET version = excluded.version WHERE st.version <> excluded.version;
+            DELETE FROM command_claims WHERE ctid = ANY (v_claims);
 
             -- 5. Last, the head: bumping it takes its row lock, held through COMMIT, so positions are
             --    handed out in commit order and a rollback takes the bump back (no hole). An append

@@ -141,6 +141,43 @@ struct PostgresBatchDecisionTests {
         #expect(try store.read(fromPosition: 1, limit: 100, categories: nil).map(\.version) == [1, 2, 3, 1, 4])
     }
 
+    /// A batch of hundreds of ids and streams against tables of thousands of rows, with no
+    /// statistics yet (a new database): the planner's cost model would scan `commands` and
+    /// `streams` whole for an `= ANY` or a join over the batch. The function and its checks
+    /// must reach every row they read or write by its key instead: no sequential scan of the
+    /// tables that grow with the log, counted by the server for the transaction. (The claims
+    /// table holds only appends in flight and dead rows until vacuum: the planner may scan
+    /// it when that is cheaper than fetching the claims by their row addresses.)
+    @Test("an append reaches rows by their keys, never by scanning a table")
+    func keyLookupsNeverScanTables() throws {
+        let database = try PostgresTestDatabase()
+        let store = try PostgresEventStore(connectionString: database.connectionString)
+        for round in 0..<10 {
+            let batch = (0..<500).map { Requests.simple("c\(round * 500 + $0)", stream: "s-\(round * 500 + $0)") }
+            #expect(try store.append(batch).allSatisfy { if case .committed = $0 { true } else { false } })
+        }
+        let existing = (0..<300).map { index in
+            Requests.request(
+                "e\(index)", [Requests.event("s-\(index * 7)")], expecting: ["s-\(index * 7)": .exactly(1)])
+        }
+        let new = (0..<300).map { Requests.simple("n\($0)", stream: "t-\($0)") }
+        let retried = (0..<20).map { Requests.simple("c\($0 * 11)", stream: "s-\($0 * 11)") }
+        let batch = existing + new + retried
+        let raw = try RawPostgres(database.connectionString)
+        let json = PostgresParameters.batch(batch, evolution: .standard).replacingOccurrences(of: "'", with: "''")
+        try raw.run("BEGIN")
+        let outcomes = try raw.run("SELECT outcome FROM logbook_append('\(json)'::jsonb) ORDER BY ordinal")
+        let scanned = try raw.run(
+            "SELECT relname || ' ' || seq_scan FROM pg_stat_xact_user_tables "
+                + "WHERE seq_scan > 0 AND relname IN ('events', 'commands', 'streams') ORDER BY relname")
+        try raw.run("COMMIT")
+        #expect(
+            outcomes.map { $0.first ?? "" } == Array(repeating: "committed", count: 600)
+                + Array(repeating: "duplicate", count: 20))
+        #expect(scanned.isEmpty, "tables scanned: \(scanned.map { $0.first ?? "" })")
+        #expect(try store.headPosition() == 5_600)
+    }
+
     /// An append that only records answers reads the head while others append events: its
     /// record must point at the head as the commands' check reads it at the end.
     @Test("answers recorded while other stores append events are never refused")

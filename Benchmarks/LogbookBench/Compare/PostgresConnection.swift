@@ -35,6 +35,16 @@ final class PostgresConnection {
         return String(cString: value)
     }
 
+    /// Every row of the result of `sql`, each value as text (NULL as "").
+    func rows(_ sql: String) throws(BenchError) -> [[String]] {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK else { throw failure(sql) }
+        return (0..<PQntuples(result)).map { row in
+            (0..<PQnfields(result)).map { column in String(cString: PQgetvalue(result, row, column)) }
+        }
+    }
+
     func failure(_ what: String) -> BenchError {
         BenchError("PostgreSQL: \(String(cString: PQerrorMessage(handle))) (\(what.prefix(60)))")
     }

@@ -72,7 +72,7 @@ struct PostgresServer {
                     binaries.directory + "/postgres", "-D", data, "-p", "\(port)", "-k", directory.path, "-c",
                     "listen_addresses=127.0.0.1", "-c", "fsync=on", "-c", "synchronous_commit=on", "-c",
                     "max_connections=\(maxConnections)", "-c", "shared_buffers=128MB",
-                ]
+                ] + statementStatistics(binaries.directory)
             // SIGINT is PostgreSQL's fast shutdown.
             let pid = try children.spawn(
                 name: "postgres", executable: server[0], arguments: Array(server.dropFirst()), logPath: log,
@@ -95,6 +95,14 @@ struct PostgresServer {
             directory.cleanUp()
             throw error
         }
+    }
+
+    /// The settings that load `pg_stat_statements` and have it count the statements inside
+    /// functions too, when the server has it (a contrib module); none otherwise.
+    private static func statementStatistics(_ binaries: String) -> [String] {
+        let library = URL(fileURLWithPath: binaries).deletingLastPathComponent().path + "/lib/pg_stat_statements.so"
+        guard access(library, R_OK) == 0 else { return [] }
+        return ["-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track=all"]
     }
 
     func stop(children: ChildProcesses) {

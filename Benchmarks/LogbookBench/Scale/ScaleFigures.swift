@@ -26,7 +26,9 @@ struct ScaleFigures {
 
     var figures: [BenchFigure] {
         var rows: [BenchFigure] = []
-        for step in steps { rows += throughputRows(step) + costRows(step) + lockRows(step) + feedRows(step) }
+        for step in steps {
+            rows += throughputRows(step) + costRows(step) + profileRows(step) + lockRows(step) + feedRows(step)
+        }
         return rows + modelRows
     }
 
@@ -92,6 +94,42 @@ struct ScaleFigures {
                 section: Self.section, name: "commands decided again after a conflict, \(label(step.workers))",
                 value: 100 * step.decidedAgainShare, unit: .percent, details: ["decidedAgain": .int(step.decidedAgain)]),
         ]
+    }
+
+    /// PostgreSQL's processor time by kind of process, then its statements that took the most
+    /// time, each per command of the step.
+    private func profileRows(_ step: ScaleStep) -> [BenchFigure] {
+        let perCommand = 1e6 / Double(max(step.commands, 1))
+        let profile = step.postgresProfile
+        var rows: [BenchFigure] = []
+        if !profile.processorSeconds.isEmpty {
+            var kinds = JSONObject()
+            for (kind, seconds) in profile.processorSeconds.sorted(by: { $0.value > $1.value }) {
+                kinds[kind] = .double(Self.round(seconds * perCommand))
+            }
+            rows.append(
+                BenchFigure(
+                    section: Self.section,
+                    name: "PostgreSQL's processor µs per command by process, \(label(step.workers))",
+                    value: profile.processorSeconds.values.reduce(0, +) * perCommand, unit: .microseconds,
+                    note: "the sampler's backend included here", details: kinds))
+        }
+        for statement in profile.statements {
+            rows.append(
+                BenchFigure(
+                    section: Self.section,
+                    name: "statement µs per command, \(label(step.workers)): \(statement.query.prefix(48))",
+                    value: statement.milliseconds / 1e3 * perCommand, unit: .microseconds,
+                    note: "wall time, lock waits included; nested statements of logbook_append counted too",
+                    details: [
+                        "query": .string(statement.query),
+                        "callsPerCommand": .double(Double(statement.calls) / Double(max(step.commands, 1))),
+                        "rowsPerCall": .double(Self.round(Double(statement.rows) / Double(max(statement.calls, 1)))),
+                        "blocksPerCall": .double(
+                            Self.round(Double(statement.blocks) / Double(max(statement.calls, 1)))),
+                    ]))
+        }
+        return rows
     }
 
     private func lockRows(_ step: ScaleStep) -> [BenchFigure] {

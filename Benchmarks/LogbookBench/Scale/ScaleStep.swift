@@ -29,6 +29,8 @@ struct ScaleStep: Sendable {
     /// The share (0…1) of all the machine's processors busy during the run, whoever used them.
     var machineBusyShare: Double?
     var headLock: HeadLockSampler.Outcome?
+    /// PostgreSQL's statements and its processes' processor time by kind over the run.
+    var postgresProfile = PostgresProfile()
     /// The paced feed runs: at the asked rate, and at half the peak when that was beyond it.
     var feed: [FeedRun] = []
 

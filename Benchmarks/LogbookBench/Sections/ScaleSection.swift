@@ -83,6 +83,11 @@ extension BenchSession {
             connectionString: PostgresServer.connectionString(port: server.port, database: database),
             intervalMicroseconds: 1_000)
         defer { sampler.stop() }
+        let profiler = try PostgresConnection(
+            PostgresServer.connectionString(port: server.port, database: database))
+        let hasStatements = PostgresProfile.reset(profiler)
+        var kinds = try PostgresProfile.processKinds(profiler)
+        let processorsBefore = PostgresProfile.processorReading(server: server.pid)
         let statusBefore = try endpoints.map { endpoint throws(BenchError) in try workerStatus(endpoint) }
         let cpuBefore = ScaleCPUReading(service: service, postgres: server.pid, sampler: sampler.backendPid)
         progress("bench: scale: \(count) worker\(count == 1 ? "" : "s"), \(clients) clients")
@@ -95,6 +100,12 @@ extension BenchSession {
         BenchClock.sleep(milliseconds: 500)
         let cpuAfter = ScaleCPUReading(service: service, postgres: server.pid, sampler: sampler.backendPid)
         let statusAfter = try endpoints.map { endpoint throws(BenchError) in try workerStatus(endpoint) }
+        kinds.merge(try PostgresProfile.processKinds(profiler)) { first, _ in first }
+        if let samplerPid = sampler.backendPid { kinds[samplerPid] = "the bench's head-lock sampler" }
+        var profile = PostgresProfile()
+        profile.processorSeconds = PostgresProfile.processorSeconds(
+            from: processorsBefore, to: PostgresProfile.processorReading(server: server.pid), kinds: kinds)
+        if hasStatements { profile.statements = try PostgresProfile.statements(profiler, limit: 12) }
 
         var step = ScaleStep(workers: count)
         step.commands = result.completed
@@ -102,6 +113,7 @@ extension BenchSession {
         step.rejected = result.rejected
         step.unanswered = result.unanswered
         step.headLock = lock
+        step.postgresProfile = profile
         if let latency = LatencySummary(nanoseconds: result.latencies) {
             step.latencyP50Ms = latency.p50 / 1000
             step.latencyP99Ms = latency.p99 / 1000
