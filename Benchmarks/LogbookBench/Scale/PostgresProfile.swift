@@ -22,15 +22,17 @@ struct PostgresProfile: Sendable {
     var processorSeconds: [String: Double] = [:]
 
     /// Makes the database's statement statistics available and empties them. False when the
-    /// server did not load `pg_stat_statements`.
-    static func reset(_ connection: PostgresConnection) -> Bool {
-        do {
-            try connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-            try connection.execute("SELECT pg_stat_statements_reset()")
-            return true
-        } catch {
-            return false
-        }
+    /// server did not load `pg_stat_statements` (it is not installed).
+    static func reset(_ connection: PostgresConnection) throws(BenchError) -> Bool {
+        let loaded = try connection.scalar("SHOW shared_preload_libraries")
+        guard
+            loaded.split(separator: ",").contains(where: {
+                $0.trimmingCharacters(in: .whitespaces) == "pg_stat_statements"
+            })
+        else { return false }
+        try connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        try connection.execute("SELECT pg_stat_statements_reset()")
+        return true
     }
 
     /// The `limit` statements of this database that took the most time since `reset`.

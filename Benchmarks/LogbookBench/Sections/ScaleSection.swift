@@ -1,3 +1,4 @@
+import CPostgres
 import Glibc
 import LogbookJSON
 import LogbookWire
@@ -85,8 +86,9 @@ extension BenchSession {
         defer { sampler.stop() }
         let profiler = try PostgresConnection(
             PostgresServer.connectionString(port: server.port, database: database))
-        let hasStatements = PostgresProfile.reset(profiler)
+        let hasStatements = try PostgresProfile.reset(profiler)
         var kinds = try PostgresProfile.processKinds(profiler)
+        kinds[PQbackendPID(profiler.handle)] = "the bench's profile reader"
         let processorsBefore = PostgresProfile.processorReading(server: server.pid)
         let statusBefore = try endpoints.map { endpoint throws(BenchError) in try workerStatus(endpoint) }
         let cpuBefore = ScaleCPUReading(service: service, postgres: server.pid, sampler: sampler.backendPid)
