@@ -544,9 +544,9 @@ enum PostgresSchema {
                 END LOOP;
             END IF;
 
-            -- 4. Everything that needs no position, before the head is locked. The claims go by
+            -- 4. Everything that needs no position, before the head is locked. The stream rows exist
+            --    and are locked; ON CONFLICT finds each through the key's index. The claims go by
             --    their row addresses (no search among the dead rows of earlier claims).
-            --    The rows exist and are locked; ON CONFLICT finds each through the key's index.
             INSERT INTO streams AS st (stream, version) SELECT u.s, u.v FROM unnest(v_streams, v_versions) AS u(s, v)
             ON CONFLICT (stream) DO UPDATE SET version = excluded.version WHERE st.version <> excluded.version;
             DELETE FROM command_claims WHERE ctid = ANY (v_claims);

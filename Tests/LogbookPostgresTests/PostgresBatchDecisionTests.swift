@@ -110,13 +110,22 @@ struct PostgresBatchDecisionTests {
     /// Which way `logbook_append` decided `batch`, read from the setting it leaves in its
     /// transaction.
     private static func decision(of batch: [AppendRequest], in database: PostgresTestDatabase) throws -> String {
+        try append(batch, in: database, thenRead: "SELECT current_setting('logbook.decided', true)").read
+            .first?.first ?? ""
+    }
+
+    /// Calls `logbook_append` with `batch` in a transaction of its own, and runs `query` in
+    /// that transaction before it commits: each request's outcome, in order, and the query's rows.
+    private static func append(_ batch: [AppendRequest], in database: PostgresTestDatabase, thenRead query: String)
+        throws -> (outcomes: [String], read: [[String]])
+    {
         let raw = try RawPostgres(database.connectionString)
         let json = PostgresParameters.batch(batch, evolution: .standard).replacingOccurrences(of: "'", with: "''")
         try raw.run("BEGIN")
-        try raw.run("SELECT count(*) FROM logbook_append('\(json)'::jsonb)")
-        let decided = try raw.run("SELECT current_setting('logbook.decided', true)")
+        let outcomes = try raw.run("SELECT outcome FROM logbook_append('\(json)'::jsonb) ORDER BY ordinal")
+        let read = try raw.run(query)
         try raw.run("COMMIT")
-        return decided.first?.first ?? ""
+        return (outcomes.map { $0.first ?? "" }, read)
     }
 
     @Test("a batch in which every request commits is decided together; a conflict sends it one by one")
@@ -162,18 +171,12 @@ struct PostgresBatchDecisionTests {
         }
         let new = (0..<300).map { Requests.simple("n\($0)", stream: "t-\($0)") }
         let retried = (0..<20).map { Requests.simple("c\($0 * 11)", stream: "s-\($0 * 11)") }
-        let batch = existing + new + retried
-        let raw = try RawPostgres(database.connectionString)
-        let json = PostgresParameters.batch(batch, evolution: .standard).replacingOccurrences(of: "'", with: "''")
-        try raw.run("BEGIN")
-        let outcomes = try raw.run("SELECT outcome FROM logbook_append('\(json)'::jsonb) ORDER BY ordinal")
-        let scanned = try raw.run(
-            "SELECT relname || ' ' || seq_scan FROM pg_stat_xact_user_tables "
+        let (outcomes, scanned) = try Self.append(
+            existing + new + retried, in: database,
+            thenRead: "SELECT relname || ' ' || seq_scan FROM pg_stat_xact_user_tables "
                 + "WHERE seq_scan > 0 AND relname IN ('events', 'commands', 'streams') ORDER BY relname")
-        try raw.run("COMMIT")
         #expect(
-            outcomes.map { $0.first ?? "" } == Array(repeating: "committed", count: 600)
-                + Array(repeating: "duplicate", count: 20))
+            outcomes == Array(repeating: "committed", count: 600) + Array(repeating: "duplicate", count: 20))
         #expect(scanned.isEmpty, "tables scanned: \(scanned.map { $0.first ?? "" })")
         #expect(try store.headPosition() == 5_600)
     }

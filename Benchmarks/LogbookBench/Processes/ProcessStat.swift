@@ -37,13 +37,20 @@ struct ProcessStat: Sendable, Equatable {
 /// while they live.
 enum ProcessTreeCPU {
     static func seconds(of root: Int32, excluding: Set<Int32> = []) -> Double? {
-        guard let server = ProcessStat.of(root) else { return nil }
-        var total = server.seconds + server.childrenSeconds
-        for pid in childPids(of: root) where !excluding.contains(pid) {
-            guard let child = ProcessStat.of(pid) else { continue }
-            total += child.seconds + child.childrenSeconds
+        byProcess(of: root).map { reading in
+            reading.filter { !excluding.contains($0.key) }.values.reduce(0, +)
         }
-        return total
+    }
+
+    /// The same, process by process: the server's own and its ended children's under its
+    /// pid, each live child's under the child's. Nil when the server is gone.
+    static func byProcess(of root: Int32) -> [Int32: Double]? {
+        guard let server = ProcessStat.of(root) else { return nil }
+        var reading = [root: server.seconds + server.childrenSeconds]
+        for pid in childPids(of: root) {
+            if let child = ProcessStat.of(pid) { reading[pid] = child.seconds + child.childrenSeconds }
+        }
+        return reading
     }
 
     /// The live processes whose parent is `root`.

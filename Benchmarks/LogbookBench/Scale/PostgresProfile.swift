@@ -60,20 +60,10 @@ struct PostgresProfile: Sendable {
         return kinds
     }
 
-    /// Processor seconds of each live process of the server, and the server's own and
-    /// its reaped children's, keyed by pid (the server's own under pid 0).
-    static func processorReading(server: Int32) -> [Int32: Double] {
-        var reading: [Int32: Double] = [:]
-        if let stat = ProcessStat.of(server) { reading[0] = stat.seconds + stat.childrenSeconds }
-        for pid in ProcessTreeCPU.childPids(of: server) {
-            if let stat = ProcessStat.of(pid) { reading[pid] = stat.seconds + stat.childrenSeconds }
-        }
-        return reading
-    }
-
-    /// Processor seconds used between two readings by kind of process.
+    /// Processor seconds used between two readings of `ProcessTreeCPU.byProcess(of: server)`,
+    /// by kind of process.
     static func processorSeconds(
-        from before: [Int32: Double], to after: [Int32: Double], kinds: [Int32: String]
+        server: Int32, from before: [Int32: Double], to after: [Int32: Double], kinds: [Int32: String]
     ) -> [String: Double] {
         let serverAndEnded = "postmaster and ended processes"
         var used: [String: Double] = [:]
@@ -81,7 +71,7 @@ struct PostgresProfile: Sendable {
             used[serverAndEnded, default: 0] -= seconds
         }
         for (pid, seconds) in after {
-            let kind = pid == 0 ? serverAndEnded : kinds[pid] ?? "unnamed"
+            let kind = pid == server ? serverAndEnded : kinds[pid] ?? "unnamed"
             used[kind, default: 0] += seconds - (before[pid] ?? 0)
         }
         return used

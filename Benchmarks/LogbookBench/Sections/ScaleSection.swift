@@ -89,7 +89,6 @@ extension BenchSession {
         let hasStatements = try PostgresProfile.reset(profiler)
         var kinds = try PostgresProfile.processKinds(profiler)
         kinds[PQbackendPID(profiler.handle)] = "the bench's profile reader"
-        let processorsBefore = PostgresProfile.processorReading(server: server.pid)
         let statusBefore = try endpoints.map { endpoint throws(BenchError) in try workerStatus(endpoint) }
         let cpuBefore = ScaleCPUReading(service: service, postgres: server.pid, sampler: sampler.backendPid)
         progress("bench: scale: \(count) worker\(count == 1 ? "" : "s"), \(clients) clients")
@@ -105,8 +104,10 @@ extension BenchSession {
         kinds.merge(try PostgresProfile.processKinds(profiler)) { first, _ in first }
         if let samplerPid = sampler.backendPid { kinds[samplerPid] = "the bench's head-lock sampler" }
         var profile = PostgresProfile()
-        profile.processorSeconds = PostgresProfile.processorSeconds(
-            from: processorsBefore, to: PostgresProfile.processorReading(server: server.pid), kinds: kinds)
+        if let before = cpuBefore.postgresProcesses, let after = cpuAfter.postgresProcesses {
+            profile.processorSeconds = PostgresProfile.processorSeconds(
+                server: server.pid, from: before, to: after, kinds: kinds)
+        }
         if hasStatements { profile.statements = try PostgresProfile.statements(profiler, limit: 12) }
 
         var step = ScaleStep(workers: count)
@@ -168,6 +169,8 @@ extension BenchSession {
 private struct ScaleCPUReading {
     var workers: [Double?]
     var feed: Double?
+    /// PostgreSQL's processes one by one (`ProcessTreeCPU.byProcess`), the sampler's included.
+    var postgresProcesses: [Int32: Double]?
     var postgres: Double?
     var sampler: Double?
     var bench: Double?
@@ -177,7 +180,10 @@ private struct ScaleCPUReading {
     init(service: SharedLogService, postgres: Int32, sampler samplerPid: Int32?) {
         workers = service.workers.map { ProcessCPU.of($0.pid)?.seconds }
         feed = ProcessCPU.of(service.feedPid)?.seconds
-        self.postgres = ProcessTreeCPU.seconds(of: postgres, excluding: Set([samplerPid].compactMap { $0 }))
+        postgresProcesses = ProcessTreeCPU.byProcess(of: postgres)
+        self.postgres = postgresProcesses.map { reading in
+            reading.filter { $0.key != samplerPid }.values.reduce(0, +)
+        }
         sampler = samplerPid.flatMap { ProcessCPU.of($0)?.seconds }
         bench = ProcessCPU.of(0)?.seconds
         machine = MachineCPU.now()
