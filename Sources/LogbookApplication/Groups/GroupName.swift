@@ -1,3 +1,5 @@
+import LogbookDomain
+
 /// The name of a consumer group: 1–64 characters from `A–Z a–z 0–9 . _ -`, so that it is
 /// safe in a command line, a metric label and a file name alike.
 public struct GroupName: Hashable, Sendable, Comparable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import LogbookDomain
+
 /// How a consumer group delivers: how long a delivery may go unacknowledged, how many
 /// times an event is delivered before it is parked, and how many deliveries one member
 /// holds at most. Every value is checked against its range when a group is created.
