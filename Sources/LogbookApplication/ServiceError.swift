@@ -13,6 +13,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case wrongExpectedVersion = "wrong_expected_version"
     case unknownType = "unknown_type"
     case malformedRequest = "malformed_request"
+    case unknownGroup = "unknown_group"
+    case staleDelivery = "stale_delivery"
+    case notAMember = "not_a_member"
     case unauthorized
     case timeout
     case unavailable

@@ -60,6 +60,8 @@ public struct ConsumerGroup {
     public var pendingCount: Int { pendingPositions.count }
     public var parkedCount: Int { parkedPositions.count }
     public func isMember(_ member: MemberId) -> Bool { members[member] != nil }
+    /// The members, in no particular order.
+    public var memberIds: [MemberId] { Array(members.keys) }
 
     /// The parked events, in position order.
     public var parked: [PendingEvent] {

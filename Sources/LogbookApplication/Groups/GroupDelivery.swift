@@ -12,6 +12,11 @@ public struct GroupDelivery: Sendable, Equatable {
 /// not hold (stale: delivered again elsewhere, timed out, or never delivered to it), which
 /// changed nothing.
 public struct AckOutcome: Sendable, Equatable {
+    public init(acked: [Int64] = [], stale: [Int64] = []) {
+        self.acked = acked
+        self.stale = stale
+    }
+
     public var acked: [Int64] = []
     public var stale: [Int64] = []
 }

@@ -1,0 +1,253 @@
+import LogbookDomain
+
+/// The groups process's use case: every consumer group, their members and their durable
+/// progress in a `GroupStore`. Owned by one thread, which runs it in turns: it hands in the
+/// log's events, members' messages and admin requests, then calls `finishTurn(now:)`, which
+/// commits what the turn recorded and only then returns the deliveries to send; replies to
+/// the turn's requests go out after that too, so a confirmed acknowledgement, a created
+/// group or a recorded attempt is durable. When a commit fails, the groups are read back
+/// from the store (what the failed turn did is forgotten; members stay, their deliveries are
+/// made again) and the error is thrown for the caller to answer the turn's requests with.
+public final class GroupDispatcher {
+    private let store: any GroupStore
+    /// Events a group holds in memory before it takes no more from the log.
+    public let window: Int
+    public let memberTimeoutMilliseconds: Int64
+    private var groups: [GroupName: ConsumerGroup] = [:]
+    private var pendingChanges = GroupChanges()
+    /// Pending events read back per store read when a group is loaded.
+    static let restorePage = 1_000
+
+    /// Loads every group and its pending events from `store`.
+    public init(store: any GroupStore, window: Int = 10_000, memberTimeoutMilliseconds: Int64 = 5_000)
+        throws(GroupStoreError)
+    {
+        self.store = store
+        self.window = window
+        self.memberTimeoutMilliseconds = memberTimeoutMilliseconds
+        try load()
+    }
+
+    private func load() throws(GroupStoreError) {
+        var loaded: [GroupName: ConsumerGroup] = [:]
+        for record in try store.groups() {
+            var group = ConsumerGroup(record, window: window, memberTimeoutMilliseconds: memberTimeoutMilliseconds)
+            var after = record.checkpoint
+            while true {
+                let page = try store.pending(of: record.name, stream: nil, after: after, limit: Self.restorePage)
+                group.restore(page)
+                guard let last = page.last, page.count == Self.restorePage else { break }
+                after = last.position
+            }
+            loaded[record.name] = group
+        }
+        groups = loaded
+    }
+
+    // MARK: Admin
+
+    /// Every group, by name.
+    public var names: [GroupName] { groups.keys.sorted() }
+
+    public func record(of name: GroupName) -> GroupRecord? { groups[name]?.record }
+
+    /// Creates a group that takes the events of `categories` after `checkpoint`.
+    public func create(
+        _ name: GroupName, categories: [String], settings: GroupSettings, checkpoint: Int64, createdAt: Int64
+    ) throws(ServiceError) -> GroupRecord {
+        guard groups[name] == nil else {
+            throw ServiceError(
+                .alreadyExists, "a group named \(name) exists already", details: [("group", .string(name.rawValue))])
+        }
+        let record = GroupRecord(
+            name: name, categories: categories, settings: settings, createdAt: createdAt, checkpoint: checkpoint,
+            scanned: checkpoint)
+        pendingChanges.deleted.removeAll { $0 == name }
+        pendingChanges.created.append(record)
+        groups[name] = ConsumerGroup(record, window: window, memberTimeoutMilliseconds: memberTimeoutMilliseconds)
+        return record
+    }
+
+    /// Deletes a group, its progress and its pending events; its members are forgotten.
+    public func delete(_ name: GroupName) throws(ServiceError) {
+        _ = try group(name)
+        groups.removeValue(forKey: name)
+        pendingChanges.groups.removeValue(forKey: name)
+        if let created = pendingChanges.created.firstIndex(where: { $0.name == name }) {
+            pendingChanges.created.remove(at: created)
+        } else {
+            pendingChanges.deleted.append(name)
+        }
+    }
+
+    public func summary(of name: GroupName) throws(ServiceError) -> GroupSummary {
+        let group = try group(name)
+        return GroupSummary(
+            record: group.record, members: group.memberCount, inFlight: group.inFlightCount,
+            pending: group.pendingCount, parked: group.parkedCount, counters: group.counters)
+    }
+
+    /// The group's parked events, in position order, at most `limit`.
+    public func parked(in name: GroupName, limit: Int) throws(ServiceError) -> [PendingEvent] {
+        Array(try group(name).parked.prefix(limit))
+    }
+
+    /// Gives a parked event its deliveries again.
+    public func retry(_ position: Int64, in name: GroupName) throws(ServiceError) {
+        try changing(name) { group throws(ServiceError) in
+            guard group.retry(position) else { throw Self.notParked(position, name) }
+        }
+    }
+
+    /// Finishes a parked event without delivering it again.
+    public func skip(_ position: Int64, in name: GroupName) throws(ServiceError) {
+        try changing(name) { group throws(ServiceError) in
+            guard group.skip(position) else { throw Self.notParked(position, name) }
+        }
+    }
+
+    // MARK: Members
+
+    public func join(_ name: GroupName, member: MemberId, now: Int64) throws(ServiceError) {
+        try changing(name) { $0.join(member, now: now) }
+    }
+
+    /// A member's heartbeat; `not_a_member` when the group does not know it (the groups
+    /// process restarted, or the member was taken for gone): it should join again.
+    public func heartbeat(_ name: GroupName, member: MemberId, now: Int64) throws(ServiceError) {
+        try changing(name) { group throws(ServiceError) in
+            guard group.heard(from: member, now: now) else { throw Self.notAMember(name) }
+        }
+    }
+
+    public func leave(_ name: GroupName, member: MemberId) throws(ServiceError) {
+        try changing(name) { $0.leave(member) }
+    }
+
+    /// The member's connection is gone: it leaves every group it was in.
+    public func disconnected(_ member: MemberId) {
+        for name in groups.keys where groups[name]?.isMember(member) == true {
+            groups[name]?.leave(member, reason: "the member's connection is gone")
+        }
+    }
+
+    public func ack(_ positions: [Int64], in name: GroupName, from member: MemberId, now: Int64)
+        throws(ServiceError) -> AckOutcome
+    {
+        try changing(name) { $0.ack(positions, from: member, now: now) }
+    }
+
+    /// A member failed a delivery; `stale_delivery` when it does not hold it.
+    public func nack(_ position: Int64, in name: GroupName, from member: MemberId, reason: String, now: Int64)
+        throws(ServiceError)
+    {
+        try changing(name) { group throws(ServiceError) in
+            guard group.nack(position, from: member, reason: reason, now: now) else {
+                throw ServiceError(
+                    .staleDelivery, "position \(position) is not delivered to this member of \(name)",
+                    details: [("group", .string(name.rawValue)), ("position", .int(Int(position)))])
+            }
+        }
+    }
+
+    // MARK: The log
+
+    /// Whether `name` takes more events from the log now.
+    public func wantsEvents(_ name: GroupName) -> Bool { groups[name]?.wantsEvents ?? false }
+
+    /// The log's events after the group's `scanned` position, in order, through `through`.
+    public func offer(_ events: [PendingEvent], through: Int64, to name: GroupName) {
+        groups[name]?.offer(events, through: through)
+    }
+
+    // MARK: Turns
+
+    /// The earliest monotonic time at which a turn has something to expire.
+    public func nextDeadline() -> Int64? { groups.values.compactMap { $0.nextDeadline() }.min() }
+
+    /// Ends a turn: expires what is due, hands out deliveries, commits everything the turn
+    /// recorded, and refills the streams whose memory ran dry. The deliveries returned may
+    /// be sent, and the turn's replies given, once this returns.
+    public func finishTurn(now: Int64) throws(GroupStoreError) -> [GroupDelivery] {
+        var deliveries: [GroupDelivery] = []
+        for name in groups.keys {
+            groups[name]?.tick(now: now)
+            deliveries += groups[name]?.takeDeliveries(now: now) ?? []
+            guard let progress = groups[name]?.takeChanges(), !progress.isEmpty else { continue }
+            pendingChanges.groups[name] = progress
+        }
+        let changes = pendingChanges
+        pendingChanges = GroupChanges()
+        if !changes.isEmpty {
+            do {
+                try store.commit(changes)
+            } catch {
+                try recover(from: error, now: now)
+            }
+        }
+        try refill()
+        return deliveries
+    }
+
+    /// Reads the store's next pending events of every stream whose memory ran dry.
+    private func refill() throws(GroupStoreError) {
+        for name in groups.keys {
+            guard let streams = groups[name]?.refillsNeeded, !streams.isEmpty else { continue }
+            for stream in streams {
+                guard let after = groups[name]?.pendingNeeded(for: stream) else {
+                    groups[name]?.refill(stream, with: [])
+                    continue
+                }
+                let events = try store.pending(
+                    of: name, stream: stream, after: after, limit: ConsumerGroup.laneMemoryLimit)
+                groups[name]?.refill(stream, with: events)
+            }
+        }
+    }
+
+    /// After a failed commit: the groups as the store has them, with the same members.
+    private func recover(from error: GroupStoreError, now: Int64) throws(GroupStoreError) {
+        let members = groups.mapValues { $0.memberIds }
+        do {
+            try load()
+        } catch {
+            groups = [:]
+            throw error
+        }
+        for (name, ids) in members {
+            for member in ids { groups[name]?.join(member, now: now) }
+        }
+        throw error
+    }
+
+    // MARK: Helpers
+
+    private func group(_ name: GroupName) throws(ServiceError) -> ConsumerGroup {
+        guard let group = groups[name] else { throw Self.unknownGroup(name) }
+        return group
+    }
+
+    private func changing<Result>(_ name: GroupName, _ body: (inout ConsumerGroup) throws(ServiceError) -> Result)
+        throws(ServiceError) -> Result
+    {
+        guard var group = groups.removeValue(forKey: name) else { throw Self.unknownGroup(name) }
+        defer { groups[name] = group }
+        return try body(&group)
+    }
+
+    public static func unknownGroup(_ name: GroupName) -> ServiceError {
+        ServiceError(.unknownGroup, "there is no group named \(name)", details: [("group", .string(name.rawValue))])
+    }
+
+    static func notAMember(_ name: GroupName) -> ServiceError {
+        ServiceError(
+            .notAMember, "this connection is not a member of \(name): join it again",
+            details: [("group", .string(name.rawValue))])
+    }
+
+    static func notParked(_ position: Int64, _ name: GroupName) -> ServiceError {
+        ServiceError(
+            .notFound, "no parked event at position \(position) in \(name)",
+            details: [("group", .string(name.rawValue)), ("position", .int(Int(position)))])
+    }
+}

@@ -1,0 +1,239 @@
+import LogbookApplication
+import Testing
+
+/// The delivery rules of one group: given the log's events and members, when members ack,
+/// nack, go silent or time runs out, then these deliveries and this checkpoint.
+@Suite("Consumer group rules")
+struct ConsumerGroupTests {
+    let ann = MemberId(Array("ann".utf8))
+    let bob = MemberId(Array("bob".utf8))
+
+    @Test func deliversEachStreamInOrderOneEventAtATime() {
+        var group = makeGroup()
+        group.offer([event(1, "user-a"), event(2, "user-b"), event(3, "user-a")], through: 3)
+        group.join(ann, now: 0)
+        #expect(group.takeDeliveries(now: 0).map(\.position) == [1, 2])
+        #expect(group.takeDeliveries(now: 0).isEmpty)
+        let firstAck = group.ack([1], from: ann, now: 1)
+        #expect(firstAck == AckOutcome(acked: [1], stale: []))
+        #expect(group.takeDeliveries(now: 1).map(\.position) == [3])
+    }
+
+    @Test func theCheckpointIsTheEndOfTheContiguousAckedPrefix() {
+        var group = makeGroup()
+        group.offer([event(2, "user-a"), event(4, "user-b")], through: 5)
+        #expect(group.record.checkpoint == 1)
+        group.join(ann, now: 0)
+        _ = group.takeDeliveries(now: 0)
+        _ = group.ack([4], from: ann, now: 0)
+        #expect(group.record.checkpoint == 1)
+        _ = group.ack([2], from: ann, now: 0)
+        #expect(group.record.checkpoint == 5)
+        // Events of other categories, and no event at all, move it with the log.
+        group.offer([event(6, "post-p")], through: 9)
+        #expect(group.record.checkpoint == 9)
+    }
+
+    @Test func anAckTheMemberDoesNotHoldIsStaleAndChangesNothing() {
+        var group = makeGroup()
+        group.offer([event(1, "user-a"), event(2, "user-b")], through: 2)
+        group.join(ann, now: 0)
+        group.join(bob, now: 0)
+        let deliveries = group.takeDeliveries(now: 0)
+        let annHolds = deliveries.first { $0.member == ann }!.position
+        let bobHolds = deliveries.first { $0.member == bob }!.position
+        _ = group.takeChanges()
+        let outcome = group.ack([bobHolds, 99], from: ann, now: 0)
+        #expect(outcome == AckOutcome(acked: [], stale: [bobHolds, 99]))
+        #expect(group.takeChanges().isEmpty)
+        #expect(group.record.checkpoint == 0)
+        let annsAck = group.ack([annHolds], from: ann, now: 0)
+        #expect(annsAck.acked == [annHolds])
+    }
+
+    @Test func anEventNotAckedInTimeGoesAgainWithItsAttemptNumber() {
+        var group = makeGroup(ackWait: 1_000)
+        group.offer([event(1, "user-a")], through: 1)
+        group.join(ann, now: 0)
+        #expect(group.takeDeliveries(now: 0).map(\.attempt) == [1])
+        group.tick(now: 999)
+        #expect(group.takeDeliveries(now: 999).isEmpty)
+        group.heard(from: ann, now: 1_000)
+        group.tick(now: 1_000)
+        let again = group.takeDeliveries(now: 1_000)
+        #expect(again.map(\.position) == [1])
+        #expect(again.map(\.attempt) == [2])
+        #expect(group.counters.expired == 1)
+        #expect(group.counters.redelivered == 1)
+        // The first delivery's ack, late, is still this member's: it holds position 1 again.
+        let lateAck = group.ack([1], from: ann, now: 1_001)
+        #expect(lateAck.acked == [1])
+    }
+
+    @Test func afterMaxDeliverFailuresAnEventIsParkedAndOnlyItsStreamWaits() {
+        var group = makeGroup(maxDeliver: 2)
+        group.offer([event(1, "user-a"), event(2, "user-b"), event(3, "user-a"), event(4, "user-b")], through: 4)
+        group.join(ann, now: 0)
+        #expect(group.takeDeliveries(now: 0).map(\.position) == [1, 2])
+        let nacked = group.nack(1, from: ann, reason: "poison", now: 0)
+        #expect(nacked)
+        _ = group.ack([2], from: ann, now: 0)
+        #expect(group.takeDeliveries(now: 0).map { [$0.position, Int64($0.attempt)] } == [[1, 2], [4, 1]])
+        let nackedAgain = group.nack(1, from: ann, reason: "poison", now: 0)
+        #expect(nackedAgain)
+        #expect(group.parked.map(\.position) == [1])
+        #expect(group.parked.first?.lastFailure == "poison")
+        #expect(group.parked.first?.attempts == 2)
+        _ = group.ack([4], from: ann, now: 0)
+        #expect(group.takeDeliveries(now: 0).isEmpty)
+        #expect(group.record.checkpoint == 0)
+        #expect(group.counters.parked == 1)
+    }
+
+    @Test func retryGivesAParkedEventItsDeliveriesAgainAndSkipFinishesIt() {
+        var group = makeGroup(maxDeliver: 1)
+        group.offer([event(1, "user-a"), event(2, "user-a")], through: 2)
+        group.join(ann, now: 0)
+        _ = group.takeDeliveries(now: 0)
+        _ = group.nack(1, from: ann, reason: "poison", now: 0)
+        let retriedUnparked = group.retry(2)
+        #expect(!retriedUnparked)
+        let retried = group.retry(1)
+        #expect(retried)
+        #expect(group.parked.isEmpty)
+        #expect(group.takeDeliveries(now: 0).map(\.attempt) == [1])
+        _ = group.nack(1, from: ann, reason: "poison", now: 0)
+        let skipped = group.skip(1)
+        #expect(skipped)
+        #expect(group.record.checkpoint == 1)
+        #expect(group.takeDeliveries(now: 0).map(\.position) == [2])
+    }
+
+    @Test func whatASilentMemberHeldGoesToTheOthers() {
+        var group = makeGroup(memberTimeout: 5_000)
+        group.offer([event(1, "user-a")], through: 1)
+        group.join(ann, now: 0)
+        _ = group.takeDeliveries(now: 0)
+        group.join(bob, now: 4_000)
+        group.tick(now: 5_000)
+        #expect(!group.isMember(ann))
+        let again = group.takeDeliveries(now: 5_000)
+        #expect(again.map(\.member) == [bob])
+        #expect(again.map(\.attempt) == [2])
+        let silentAck = group.ack([1], from: ann, now: 5_001)
+        #expect(silentAck.stale == [1])
+    }
+
+    @Test func aStreamStaysWithItsMemberAndNewStreamsGoToTheLeastLoaded() {
+        var group = makeGroup()
+        group.join(ann, now: 0)
+        group.join(bob, now: 0)
+        group.offer([event(1, "user-a"), event(2, "user-b"), event(3, "user-c")], through: 3)
+        let first = group.takeDeliveries(now: 0)
+        #expect(Set(first.map(\.member)) == [ann, bob])
+        let holderOfA = first.first { $0.position == 1 }!.member
+        _ = group.ack(first.map(\.position).filter { _ in true }, from: ann, now: 0)
+        _ = group.ack(first.map(\.position), from: bob, now: 0)
+        for round in 0..<5 {
+            let position = Int64(4 + round)
+            group.offer([event(position, "user-a")], through: position)
+            let next = group.takeDeliveries(now: 0)
+            #expect(next.map(\.member) == [holderOfA])
+            _ = group.ack([position], from: holderOfA, now: 0)
+        }
+    }
+
+    @Test func aMemberHoldsAtMostMaxInFlight() {
+        var group = makeGroup(maxInFlight: 2)
+        group.offer((1...5).map { event(Int64($0), "user-\($0)") }, through: 5)
+        group.join(ann, now: 0)
+        #expect(group.takeDeliveries(now: 0).map(\.position) == [1, 2])
+        _ = group.ack([2], from: ann, now: 0)
+        #expect(group.takeDeliveries(now: 0).map(\.position) == [3])
+        #expect(group.inFlightCount == 2)
+    }
+
+    @Test func aFullGroupTakesNoMoreFromTheLog() {
+        var group = makeGroup(window: 3)
+        group.offer([event(1, "user-a"), event(2, "user-b")], through: 2)
+        #expect(group.wantsEvents)
+        group.offer([event(3, "user-c")], through: 3)
+        #expect(!group.wantsEvents)
+        group.join(ann, now: 0)
+        _ = group.takeDeliveries(now: 0)
+        _ = group.ack([1], from: ann, now: 0)
+        #expect(group.wantsEvents)
+    }
+
+    @Test func aLongStreamKeepsFewEventsInMemoryAndIsRefilledInOrder() {
+        var group = makeGroup()
+        let count = ConsumerGroup.laneMemoryLimit + 5
+        group.offer((1...count).map { event(Int64($0), "user-a") }, through: Int64(count))
+        #expect(group.queuedInMemory == ConsumerGroup.laneMemoryLimit)
+        #expect(group.pendingCount == count)
+        group.join(ann, now: 0)
+        var handled: [Int64] = []
+        while handled.count < count {
+            for stream in group.refillsNeeded {
+                let after = group.pendingNeeded(for: stream)!
+                let rest = (Int(after) + 1...count).prefix(ConsumerGroup.laneMemoryLimit)
+                group.refill(stream, with: rest.map { event(Int64($0), "user-a") })
+            }
+            let deliveries = group.takeDeliveries(now: 0)
+            #expect(deliveries.count == 1)
+            handled += deliveries.map(\.position)
+            _ = group.ack(deliveries.map(\.position), from: ann, now: 0)
+        }
+        #expect(handled == (1...count).map { Int64($0) })
+        #expect(group.record.checkpoint == Int64(count))
+    }
+
+    @Test func itRecordsWhatTheStoreMustKeep() {
+        var group = makeGroup()
+        group.offer([event(1, "user-a"), event(2, "user-b")], through: 2)
+        group.join(ann, now: 0)
+        _ = group.takeDeliveries(now: 0)
+        let recorded = group.takeChanges()
+        #expect(recorded.inserted.map(\.position) == [1, 2])
+        #expect(recorded.updated.mapValues(\.attempts) == [1: 1, 2: 1])
+        #expect(recorded.scanned == 2)
+        _ = group.ack([2], from: ann, now: 0)
+        let acked = group.takeChanges()
+        #expect(acked.removed == [2])
+        #expect(acked.checkpoint == nil)
+        _ = group.ack([1], from: ann, now: 0)
+        #expect(group.takeChanges().checkpoint == 2)
+    }
+
+    @Test func restoredEventsKeepTheirAttemptsAndParking() {
+        var group = makeGroup(maxDeliver: 3)
+        group.restore([
+            PendingEvent(position: 3, stream: "user-a", attempts: 3, parked: true, payload: []),
+            PendingEvent(position: 5, stream: "user-a", payload: []),
+            PendingEvent(position: 6, stream: "user-b", attempts: 2, payload: []),
+        ])
+        group.join(ann, now: 0)
+        let deliveries = group.takeDeliveries(now: 0)
+        #expect(deliveries.map(\.position) == [6])
+        #expect(deliveries.map(\.attempt) == [3])
+        #expect(group.parked.map(\.position) == [3])
+        #expect(group.takeChanges().inserted.isEmpty)
+    }
+
+    // MARK: Helpers
+
+    func makeGroup(
+        maxDeliver: Int = 5, maxInFlight: Int = 64, ackWait: Int = 30_000, window: Int = 10_000,
+        memberTimeout: Int64 = 5_000
+    ) -> ConsumerGroup {
+        let record = GroupRecord(
+            name: GroupName(stored: "mailer"), categories: ["user"],
+            settings: GroupSettings(checked: ackWait, maxDeliver: maxDeliver, maxInFlight: maxInFlight), createdAt: 0,
+            checkpoint: 0, scanned: 0)
+        return ConsumerGroup(record, window: window, memberTimeoutMilliseconds: memberTimeout)
+    }
+
+    func event(_ position: Int64, _ stream: String) -> PendingEvent {
+        PendingEvent(position: position, stream: stream, payload: Array("event \(position)".utf8))
+    }
+}
