@@ -51,21 +51,16 @@ public final class GroupDispatcher {
 
     public func record(of name: GroupName) -> GroupRecord? { groups[name]?.record }
 
-    /// Creates a group that takes the events of `categories` after `checkpoint`.
-    public func create(
-        _ name: GroupName, categories: [String], settings: GroupSettings, checkpoint: Int64, createdAt: Int64
-    ) throws(ServiceError) -> GroupRecord {
+    /// Creates a group from a new record (its checkpoint is where it starts: it takes the
+    /// events of its categories after it).
+    public func create(_ record: GroupRecord) throws(ServiceError) {
+        let name = record.name
         guard groups[name] == nil else {
             throw ServiceError(
                 .alreadyExists, "a group named \(name) exists already", details: [("group", .string(name.rawValue))])
         }
-        let record = GroupRecord(
-            name: name, categories: categories, settings: settings, createdAt: createdAt, checkpoint: checkpoint,
-            scanned: checkpoint)
-        pendingChanges.deleted.removeAll { $0 == name }
         pendingChanges.created.append(record)
         groups[name] = ConsumerGroup(record, window: window, memberTimeoutMilliseconds: memberTimeoutMilliseconds)
-        return record
     }
 
     /// Deletes a group, its progress and its pending events; its members are forgotten.

@@ -54,6 +54,8 @@ struct RequestGuard: Sendable {
         case .status: "ask for Status"
         case .rebuild: "ask for a Rebuild"
         case .hint: "send commit hints"
+        case .consume: "consume as a member of a group"
+        case .manageGroups: "manage consumer groups"
         }
     }
 }

@@ -1,7 +1,7 @@
 /// What a client's key may do on the bus (ARCHITECTURE §11), from its certificate's `role`.
 /// Writers send commands (and, as a PostgreSQL worker's key, commit hints to the feed
 /// processes); readers query, subscribe and read the log; admins may do all of that and
-/// also ask `Status` and `Rebuild`.
+/// also ask `Status` and `Rebuild` and manage consumer groups; readers also consume from groups.
 public enum ClientRole: String, Sendable, CaseIterable, CustomStringConvertible {
     case writer, reader, admin
 
@@ -13,7 +13,7 @@ public enum ClientRole: String, Sendable, CaseIterable, CustomStringConvertible 
         switch (self, action) {
         case (.admin, _): true
         case (.writer, .command), (.writer, .hint): true
-        case (.reader, .query), (.reader, .subscribe), (.reader, .readLog): true
+        case (.reader, .query), (.reader, .subscribe), (.reader, .readLog), (.reader, .consume): true
         default: false
         }
     }
@@ -37,6 +37,11 @@ public enum BusAction: String, Sendable, CaseIterable, CustomStringConvertible {
     case rebuild
     /// A worker's commit hint to a feed process (PostgreSQL).
     case hint
+    /// Consuming as a member of a consumer group (`Join`, `Ack`, …) on the groups socket.
+    case consume
+    /// Creating, showing, deleting consumer groups and handling their parked events, and the
+    /// groups process's `Status`.
+    case manageGroups
 
     public var description: String { rawValue }
 }

@@ -1,0 +1,318 @@
+import LogbookApplication
+import LogbookDomain
+import LogbookFeed
+import LogbookJSON
+import LogbookWire
+import LogbookZMQ
+
+/// The groups process's one thread: the groups ROUTER, and per group a follower of the log.
+/// Each turn it reads members' and admins' requests, takes the log's next events for every
+/// group that has room (`GroupDispatcher.wantsEvents`), then has the dispatcher commit what
+/// the turn recorded; only then do the turn's replies and deliveries go out, so an
+/// acknowledgement is confirmed, and an attempt counted, only once it is durable. When the
+/// commit fails, the turn's requests are answered `unavailable` and nothing is delivered.
+///
+/// With CURVE on, members need `reader` (or `admin`) and group management and `Status`
+/// need `admin` (`RequestGuard`).
+struct GroupsLoop: ServingLoop, ~Copyable {
+    let router: ZMQSocket
+    let context: ZMQContext
+    let endpoints: ServiceEndpoints
+    let clientKeys: CurveClientKeys?
+    let dispatcher: GroupDispatcher
+    private var followers: [GroupName: GroupFollower] = [:]
+    private var headReader: LogReadChannel
+    let requestGuard: RequestGuard
+    let heartbeat: Heartbeat
+    let stop: StopRequest
+    let diagnostics: Diagnostics
+    let metrics: GroupsMetrics
+    let clock: any Clock
+    let uptime: Uptime
+    let idleCatchUpMilliseconds: Int
+    private var outbox = ReplyOutbox()
+
+    /// Requests read in one turn at most.
+    static let requestsPerTurn = 1_000
+    /// The longest a turn waits for something to happen.
+    static let longestWait = 250
+    /// How long a group waits after a failed log read before it reads again.
+    static let logRetryMilliseconds: Int64 = 1_000
+    /// How long a log read may take before it counts as failed.
+    static let logTimeoutMilliseconds = 2_000
+
+    init(
+        router: consuming ZMQSocket, context: ZMQContext, endpoints: ServiceEndpoints, clientKeys: CurveClientKeys?,
+        dispatcher: GroupDispatcher, security: ServerSecurity?, heartbeat: Heartbeat, stop: StopRequest,
+        diagnostics: Diagnostics, metrics: GroupsMetrics, clock: any Clock, idleCatchUpMilliseconds: Int
+    ) throws(ZMQError) {
+        let reader = try LogReadChannel(
+            context, endpoint: endpoints.log, timeoutMilliseconds: Self.logTimeoutMilliseconds, security: clientKeys)
+        var followers: [GroupName: GroupFollower] = [:]
+        for name in dispatcher.names {
+            guard let record = dispatcher.record(of: name) else { continue }
+            followers[name] = GroupFollower(
+                try Self.makeFollower(context, endpoints, clientKeys, record), now: MonotonicClock.milliseconds())
+        }
+        self.router = router
+        self.context = context
+        self.endpoints = endpoints
+        self.clientKeys = clientKeys
+        self.dispatcher = dispatcher
+        self.followers = followers
+        headReader = reader
+        requestGuard = RequestGuard(security: security)
+        self.heartbeat = heartbeat
+        self.stop = stop
+        self.diagnostics = diagnostics
+        self.metrics = metrics
+        self.clock = clock
+        uptime = Uptime(clock)
+        self.idleCatchUpMilliseconds = idleCatchUpMilliseconds
+    }
+
+    mutating func run() {
+        while true {
+            do {
+                let names = followers.keys.filter { dispatcher.wantsEvents($0) && followers[$0]?.follower.needsCatchUp == false }
+                var items = [router.readable, stop.readable]
+                for name in names { if let box = followers[name] { items.append(box.follower.readable) } }
+                let ready = try ZMQPoll.wait(items, timeoutMilliseconds: heartbeat.pollTimeout(waitMilliseconds()))
+                heartbeat.beat()
+                try outbox.flush(on: router)
+                if stop.isRequested { return try finish() }
+                let now = MonotonicClock.milliseconds()
+                var replies: [(routed: RoutedRequest, id: String?, reply: JSONValue)] = []
+                var taken = 0
+                while taken < Self.requestsPerTurn, let message = try router.receiveMessage(wait: false) {
+                    taken += 1
+                    let routed = RoutedRequest(message)
+                    if let answer = serve(routed, now: now) { replies.append((routed, answer.id, answer.reply)) }
+                }
+                let readable = Set(zip(names, ready.dropFirst(2)).filter(\.1).map(\.0))
+                takeEvents(readable: readable)
+                let deliveries: [GroupDelivery]
+                do {
+                    deliveries = try dispatcher.finishTurn(now: now)
+                } catch {
+                    diagnostics.error("groups: the group store failed; the turn's requests are refused", ["error": "\(error)"])
+                    let refusal = ServiceError(.unavailable, "the group store is unavailable; try again")
+                    replies = replies.map { ($0.routed, $0.id, WireEncoding.failure(id: $0.id, refusal)) }
+                    deliveries = []
+                    resetFollowers(now: now)
+                }
+                for (routed, _, reply) in replies { try send(routed.reply(JSONWriter.bytes(reply))) }
+                for delivery in deliveries {
+                    let frames = [delivery.member.bytes, [], GroupDocuments.deliver(delivery)]
+                    if try outbox.send(frames, on: router) == .gone { dispatcher.disconnected(delivery.member) }
+                }
+                publishFigures()
+            } catch {
+                if error.isTerminated { return }
+                diagnostics.error("groups loop: socket error", ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// How long the poll may wait: until the next deadline, a group's idle read, or a retry.
+    private func waitMilliseconds() -> Int {
+        let now = MonotonicClock.milliseconds()
+        var wait = Int64(Self.longestWait)
+        if let deadline = dispatcher.nextDeadline() { wait = min(wait, max(0, deadline - now)) }
+        if outbox.pollTimeout >= 0 { wait = min(wait, Int64(outbox.pollTimeout)) }
+        for (name, box) in followers where dispatcher.wantsEvents(name) && box.follower.needsCatchUp {
+            wait = min(wait, max(0, box.retryAt - now))
+        }
+        return Int(wait)
+    }
+
+    // MARK: The log
+
+    /// A follower of the log for a group, from where it has scanned.
+    private static func makeFollower(
+        _ context: ZMQContext, _ endpoints: ServiceEndpoints, _ clientKeys: CurveClientKeys?, _ record: GroupRecord
+    ) throws(ZMQError) -> FeedFollower {
+        try FeedFollower(
+            context, feed: endpoints.feed, log: endpoints.log,
+            topics: record.categories.compactMap { FeedTopic(category: $0) }, cursor: record.scanned,
+            logTimeoutMilliseconds: Self.logTimeoutMilliseconds, security: clientKeys)
+    }
+
+    /// Hands each group with room the events its follower has: a page of the log while it
+    /// catches up, or the live messages waiting; a group quiet for too long reads the log
+    /// once (a lost last feed message has nothing after it to reveal it).
+    private mutating func takeEvents(readable: Set<GroupName>) {
+        for (name, box) in followers where dispatcher.wantsEvents(name) {
+            let now = MonotonicClock.milliseconds()
+            if !box.follower.needsCatchUp, !readable.contains(name) {
+                guard now - box.lastHeard >= Int64(idleCatchUpMilliseconds) else { continue }
+                box.follower.requestCatchUp()
+            }
+            guard box.retryAt <= now else { continue }
+            do {
+                let batch = try box.follower.next()
+                box.lastHeard = now
+                let events = batch.events.compactMap { event -> PendingEvent? in
+                    do {
+                        return PendingEvent(position: event.position, stream: event.stream, payload: try EnvelopeWriter.bytes(event))
+                    } catch {
+                        diagnostics.error("groups: an event cannot be written as an envelope", ["position": "\(event.position)", "error": "\(error)"])
+                        return nil
+                    }
+                }
+                dispatcher.offer(events, through: batch.through, to: name)
+            } catch {
+                box.retryAt = now + Self.logRetryMilliseconds
+                box.follower.requestCatchUp()
+                diagnostics.warning("groups: cannot read the log", ["group": name.rawValue, "error": "\(error)"])
+            }
+        }
+    }
+
+    /// After a failed commit the dispatcher holds what the store holds: every follower goes
+    /// back to its group's scanned position.
+    private mutating func resetFollowers(now: Int64) {
+        for (name, box) in followers {
+            guard let record = dispatcher.record(of: name) else { continue }
+            box.follower.reset(cursor: record.scanned)
+        }
+    }
+
+    private mutating func head() throws(ServiceError) -> Int64 {
+        do {
+            return try headReader.read(from: 1, limit: 1, topics: nil).head
+        } catch {
+            throw ServiceError(.unavailable, "the log cannot be read to find its head; try again")
+        }
+    }
+
+    // MARK: Requests
+
+    /// The reply to one request, or nil when it gets none (a revoked key, a client over its
+    /// reply budget).
+    private mutating func serve(_ routed: RoutedRequest, now: Int64) -> (id: String?, reply: JSONValue)? {
+        guard requestGuard.isListed(routed.metadata), !outbox.isOverBudget(routed.route) else { return nil }
+        let wire: WireRequest
+        do {
+            wire = try routed.wireRequest()
+        } catch {
+            return (error.id, WireEncoding.failure(id: error.id, error.error))
+        }
+        let managing = GroupRequestType(rawValue: wire.type)?.managesGroups ?? true
+        switch requestGuard.admit(routed.metadata, for: managing ? .manageGroups : .consume) {
+        case .serve: break
+        case .drop: return nil
+        case .unauthorized(let error): return (wire.id, WireEncoding.failure(id: wire.id, error))
+        }
+        do {
+            let request = try GroupRequest(wire: wire)
+            let member = MemberId(routed.route.first ?? [])
+            let result = try answer(request, member: member, now: now)
+            return (wire.id, WireEncoding.success(id: wire.id, ["result": result]))
+        } catch {
+            return (wire.id, WireEncoding.failure(id: wire.id, error))
+        }
+    }
+
+    private mutating func answer(_ request: GroupRequest, member: MemberId, now: Int64) throws(ServiceError)
+        -> JSONValue
+    {
+        switch request {
+        case .join(let name):
+            try dispatcher.join(name, member: member, now: now)
+            return [
+                "group": .string(name.rawValue), "heartbeatMs": .int(Int(dispatcher.memberTimeoutMilliseconds / 5)),
+                "memberTimeoutMs": .int(Int(dispatcher.memberTimeoutMilliseconds)),
+            ]
+        case .heartbeat(let name):
+            try dispatcher.heartbeat(name, member: member, now: now)
+            return ["group": .string(name.rawValue)]
+        case .leave(let name):
+            try dispatcher.leave(name, member: member)
+            return ["group": .string(name.rawValue)]
+        case .ack(let name, let positions):
+            let outcome = try dispatcher.ack(positions, in: name, from: member, now: now)
+            return [
+                "group": .string(name.rawValue), "acked": .array(outcome.acked.map { .int(Int($0)) }),
+                "stale": .array(outcome.stale.map { .int(Int($0)) }),
+            ]
+        case .nack(let name, let position, let reason):
+            try dispatcher.nack(position, in: name, from: member, reason: reason, now: now)
+            return ["group": .string(name.rawValue), "position": .int(Int(position))]
+        case .create(let creation):
+            guard dispatcher.record(of: creation.name) == nil else {
+                throw ServiceError(
+                    .alreadyExists, "a group named \(creation.name) exists already",
+                    details: [("group", .string(creation.name.rawValue))])
+            }
+            let checkpoint = creation.fromHead ? try head() : 0
+            let record = GroupRecord(
+                name: creation.name, categories: creation.categories, settings: creation.settings,
+                createdAt: clock.now().millisecondsSinceEpoch, checkpoint: checkpoint, scanned: checkpoint)
+            let follower: GroupFollower
+            do {
+                follower = GroupFollower(try Self.makeFollower(context, endpoints, clientKeys, record), now: now)
+            } catch {
+                throw ServiceError(.unavailable, "cannot follow the log for the new group: \(error)")
+            }
+            try dispatcher.create(record)
+            followers[record.name] = follower
+            return try document(of: record.name)
+        case .list:
+            var documents: [JSONValue] = []
+            for name in dispatcher.names { documents.append(try document(of: name)) }
+            return ["groups": .array(documents)]
+        case .show(let name):
+            return try document(of: name)
+        case .delete(let name):
+            try dispatcher.delete(name)
+            followers.removeValue(forKey: name)
+            return ["group": .string(name.rawValue), "deleted": true]
+        case .parked(let name, let limit):
+            var events: [JSONValue] = []
+            for event in try dispatcher.parked(in: name, limit: limit) { events.append(try GroupDocuments.parked(event)) }
+            return ["group": .string(name.rawValue), "events": .array(events)]
+        case .retry(let name, let position):
+            try dispatcher.retry(position, in: name)
+            return ["group": .string(name.rawValue), "position": .int(Int(position))]
+        case .skip(let name, let position):
+            try dispatcher.skip(position, in: name)
+            return ["group": .string(name.rawValue), "position": .int(Int(position))]
+        case .status:
+            var documents: [JSONValue] = []
+            for name in dispatcher.names { documents.append(try document(of: name)) }
+            return ["process": "groups", "uptimeSeconds": .int(Int(uptime.seconds)), "groups": .array(documents)]
+        }
+    }
+
+    private func document(of name: GroupName) throws(ServiceError) -> JSONValue {
+        let summary = try dispatcher.summary(of: name)
+        return GroupDocuments.group(summary, head: knownHead(of: name, summary.record))
+    }
+
+    private func knownHead(of name: GroupName, _ record: GroupRecord) -> Int64 {
+        max(followers[name]?.follower.lastKnownHead ?? 0, record.scanned)
+    }
+
+    private func publishFigures() {
+        var figures: [GroupsMetrics.GroupFigures] = []
+        for name in dispatcher.names {
+            guard let summary = try? dispatcher.summary(of: name) else { continue }
+            figures.append(.init(summary: summary, head: knownHead(of: name, summary.record)))
+        }
+        metrics.publish(figures)
+    }
+
+    // MARK: Sockets
+
+    private mutating func send(_ frames: [[UInt8]]) throws(ZMQError) {
+        try outbox.send(frames, on: router, reportingDropOf: "groups reply", to: diagnostics)
+    }
+
+    /// A clean stop: hands on the replies still waiting, then closes with a linger.
+    private mutating func finish() throws(ZMQError) {
+        try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
+        try router.set(.linger, Int32(StopRequest.drainMilliseconds))
+        diagnostics.info("groups loop stopped", ["groups": "\(dispatcher.names.count)"])
+    }
+}
