@@ -176,6 +176,14 @@ let package = Package(
                 "LogbookWire", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
+        // One suite run against every `GroupStore` (in memory, SQLite, PostgreSQL when a test
+        // server is configured), and the SQLite and PostgreSQL group stores' own rules.
+        .testTarget(
+            name: "GroupStoreContractTests",
+            dependencies: [
+                "LogbookApplication", "LogbookMemory", "LogbookSQLite", "LogbookPostgres", "LogbookTestSupport",
+            ],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "ReadModelContractTests",
             dependencies: [

@@ -95,4 +95,77 @@ enum PostgresParameters {
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// `values` as a PostgreSQL array literal of text in which nil is NULL (`{"a",NULL}`).
+    static func nullableTextArray(_ values: [String?]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (offset, value) in values.enumerated() {
+            if offset > 0 { out.append(UInt8(ascii: ",")) }
+            guard let value else {
+                out += Array("NULL".utf8)
+                continue
+            }
+            out.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+                out.append(byte)
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `values` as a PostgreSQL array literal of integers in which nil is NULL (`{1,NULL,3}`),
+    /// for a `$n::bigint[]` or `$n::integer[]` parameter.
+    static func integerArray(_ values: [Int64?]) -> String {
+        "{" + values.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}"
+    }
+
+    /// `values` as a PostgreSQL array literal of booleans (`{t,f}`).
+    static func booleanArray(_ values: [Bool]) -> String {
+        "{" + values.map { $0 ? "t" : "f" }.joined(separator: ",") + "}"
+    }
+
+    /// Each of `values` as hexadecimal text in a PostgreSQL array literal (`{"00ff",""}`), for
+    /// a `$n::text[]` parameter whose elements `decode(…, 'hex')` turns back into bytes.
+    static func hexArray(_ values: [[UInt8]]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(values.reduce(2) { $0 + 3 + 2 * $1.count })
+        out.append(UInt8(ascii: "{"))
+        for (offset, value) in values.enumerated() {
+            if offset > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            for byte in value {
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes that hexadecimal text (as `encode(…, 'hex')` writes it) stands for; nil when
+    /// it is not hexadecimal.
+    static func bytes(fromHex text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        func nibble(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count / 2)
+        var index = 0
+        while index < text.count {
+            guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
 }

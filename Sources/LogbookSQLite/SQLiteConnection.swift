@@ -166,6 +166,9 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
     }
 
+    /// The rows the last INSERT, UPDATE or DELETE of this connection changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func error(_ code: Int32) -> SQLiteError { SQLiteError(code: code, message: lastErrorMessage) }

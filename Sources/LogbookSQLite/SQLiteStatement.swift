@@ -110,6 +110,16 @@ final class SQLiteStatement {
         guard result == SQLITE_OK else { throw connection.error(result) }
     }
 
+    /// Binds `bytes` as a blob to parameter `index`, which SQLite copies at once (an empty
+    /// array is a blob of no bytes, never NULL).
+    func bind(_ index: Int32, bytes: [UInt8]) throws(SQLiteError) {
+        let result = bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return sqlite3_bind_zeroblob(raw, index, 0) }
+            return sqlite3_bind_blob64(raw, index, base, UInt64(buffer.count), Self.transient)
+        }
+        guard result == SQLITE_OK else { throw connection.error(result) }
+    }
+
     func bindNull(_ index: Int32) throws(SQLiteError) {
         let result = sqlite3_bind_null(raw, index)
         guard result == SQLITE_OK else { throw connection.error(result) }
@@ -151,4 +161,11 @@ final class SQLiteStatement {
     }
 
     func string(_ column: Int32) -> String { String(decoding: bytes(column), as: UTF8.self) }
+
+    /// The column's bytes as a blob, copied (empty for NULL or a blob of no bytes).
+    func blob(_ column: Int32) -> [UInt8] {
+        guard let bytes = sqlite3_column_blob(raw, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(raw, column))
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
 }

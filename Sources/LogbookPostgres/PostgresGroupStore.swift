@@ -1,0 +1,326 @@
+public import LogbookApplication
+
+/// The consumer groups' definitions and progress in PostgreSQL, beside the event log in its
+/// database: tables `logbook_groups`, `logbook_group_pending` and the marker
+/// `logbook_group_schema` (`PostgresGroupSchema`), created if missing. The log must be
+/// there first: the log refuses a database holding tables of anything else, so the group
+/// tables are never created in one without it (`.unavailable` while the database is empty,
+/// `.notAGroupStore` for another program's database or a newer group schema).
+///
+/// `commit` is one transaction with `synchronous_commit` on, so it is durable when it
+/// returns; each kind of change is one statement over arrays (`unnest`), whatever the
+/// number of rows. A change that points to a bug (a group that is not there, a pending event
+/// inserted twice, updated or removed when it is not pending, a category that is empty or
+/// holds a comma) is `.failed`; creating a name that exists is `.groupExists`; connection
+/// trouble is `.unavailable` (a commit's outcome is then unknown; the next call reconnects).
+/// PostgreSQL text cannot hold NUL, so a NUL in a failure reason is stored as U+FFFD.
+/// One connection, used by one thread at a time.
+public final class PostgresGroupStore: GroupStore {
+    /// The database, host and port, for messages (never the password).
+    public let target: String
+    private let connectionString: String
+    private var connection: PostgresConnection?
+
+    /// Opens the group tables in the database `url` names (a `postgresql://` URI or
+    /// `key=value` pairs, as libpq reads them), creating them beside the event log if missing.
+    public init(url: String) throws(GroupStoreError) {
+        if let problem = PostgresConnection.malformation(of: url) { throw .notAGroupStore(problem) }
+        let target = PostgresConnection.target(of: url)
+        self.target = target
+        connectionString = url
+        let connection = try Self.connect(url, target: target)
+        do {
+            try PostgresGroupSchema.prepare(connection, target: target)
+        } catch let error as GroupStoreError {
+            throw error
+        } catch let error as PostgresError {
+            throw Self.storeError(error, target: target)
+        } catch {
+            throw .failed("\(target): \(error)")
+        }
+        self.connection = connection
+    }
+
+    /// A new connection whose commits are flushed before they return (`synchronous_commit`
+    /// at least `on`).
+    private static func connect(_ connectionString: String, target: String) throws(GroupStoreError)
+        -> PostgresConnection
+    {
+        do {
+            let connection = try PostgresConnection(connectionString: connectionString)
+            try connection.execute(
+                "SET default_transaction_isolation TO 'read committed'; "
+                    + "SELECT set_config('synchronous_commit', 'on', false) "
+                    + "WHERE current_setting('synchronous_commit') IN ('off', 'local')")
+            return connection
+        } catch {
+            throw storeError(error, target: target)
+        }
+    }
+
+    static func storeError(_ error: PostgresError, target: String) -> GroupStoreError {
+        error.isTransient ? .unavailable("\(target): \(error)") : .failed("\(target): \(error)")
+    }
+
+    /// Runs `body` on the connection, connecting first when there is none or the server
+    /// dropped it; libpq's errors become `GroupStoreError`s.
+    private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws(GroupStoreError) -> T {
+        if connection == nil || connection?.isBroken == true {
+            connection = nil
+            connection = try Self.connect(connectionString, target: target)
+        }
+        guard let db = connection else { throw .unavailable("\(target): not connected") }
+        do {
+            return try body(db)
+        } catch {
+            if db.isBroken { connection = nil }
+            switch error {
+            case let error as GroupStoreError: throw error
+            case let error as PostgresError: throw Self.storeError(error, target: target)
+            default: throw .failed("\(target): \(error)")
+            }
+        }
+    }
+
+    // MARK: Reads
+
+    public func groups() throws(GroupStoreError) -> [GroupRecord] {
+        try withConnection { db in
+            let rows = try db.query(
+                """
+                SELECT name, categories, ack_wait_ms, max_deliver, max_in_flight, created_at, checkpoint, scanned
+                FROM logbook_groups ORDER BY name COLLATE "C"
+                """)
+            return (0..<rows.count).map { row in
+                GroupRecord(
+                    name: GroupName(stored: rows.string(row, 0)),
+                    categories: rows.string(row, 1).split(separator: ",").map(String.init),
+                    settings: GroupSettings(
+                        checked: Int(rows.int64(row, 2)), maxDeliver: Int(rows.int64(row, 3)),
+                        maxInFlight: Int(rows.int64(row, 4))),
+                    createdAt: rows.int64(row, 5), checkpoint: rows.int64(row, 6), scanned: rows.int64(row, 7))
+            }
+        }
+    }
+
+    public func pending(of group: GroupName, stream: String?, after: Int64, limit: Int) throws(GroupStoreError)
+        -> [PendingEvent]
+    {
+        guard limit > 0 else { return [] }
+        return try withConnection { [target] db in
+            let columns = "position, stream, attempts, parked, last_failure, encode(payload, 'hex')"
+            let rows =
+                if let stream {
+                    try db.query(
+                        """
+                        SELECT \(columns) FROM logbook_group_pending
+                        WHERE group_name = $1 AND stream = $4 AND position > $2::bigint
+                        ORDER BY position LIMIT $3::bigint
+                        """, [group.rawValue, String(after), String(limit), stream])
+                } else {
+                    try db.query(
+                        """
+                        SELECT \(columns) FROM logbook_group_pending
+                        WHERE group_name = $1 AND position > $2::bigint ORDER BY position LIMIT $3::bigint
+                        """, [group.rawValue, String(after), String(limit)])
+                }
+            return try (0..<rows.count).map { row throws -> PendingEvent in
+                guard let payload = PostgresParameters.bytes(fromHex: rows.bytes(row, 5)) else {
+                    throw GroupStoreError.failed("\(target): the payload at \(rows.string(row, 0)) is not hexadecimal")
+                }
+                return PendingEvent(
+                    position: rows.int64(row, 0), stream: rows.string(row, 1), attempts: Int(rows.int64(row, 2)),
+                    parked: rows.string(row, 3) == "t", lastFailure: rows.optionalString(row, 4), payload: payload)
+            }
+        }
+    }
+
+    public func parkedCount(of group: GroupName) throws(GroupStoreError) -> Int {
+        try withConnection { db in
+            let rows = try db.query(
+                "SELECT count(*) FROM logbook_group_pending WHERE group_name = $1 AND parked", [group.rawValue])
+            return Int(rows.int64(0, 0))
+        }
+    }
+
+    // MARK: Commit
+
+    public func commit(_ changes: GroupChanges) throws(GroupStoreError) {
+        guard !changes.isEmpty else { return }
+        var rolledBack = true
+        defer { if !rolledBack { connection = nil } }
+        try withConnection { db in
+            try db.execute("BEGIN")
+            do {
+                try delete(changes.deleted, db)
+                try create(changes.created, db)
+                try apply(changes.groups.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }, db)
+                try db.execute("COMMIT")
+            } catch {
+                // A connection that cannot roll back is closed, which ends the transaction.
+                if !db.isBroken {
+                    do { try db.execute("ROLLBACK") } catch { rolledBack = false }
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Deletes the groups and their pending events; each must exist.
+    private func delete(_ names: [GroupName], _ db: PostgresConnection) throws {
+        guard !names.isEmpty else { return }
+        let rows = try db.query(
+            """
+            WITH names AS (SELECT DISTINCT n FROM unnest($1::text[]) AS u(n)),
+                 pending AS (DELETE FROM logbook_group_pending WHERE group_name IN (SELECT n FROM names))
+            DELETE FROM logbook_groups WHERE name IN (SELECT n FROM names) RETURNING name
+            """, [PostgresParameters.textArray(names.map(\.rawValue))])
+        var deleted = Set((0..<rows.count).map { rows.string($0, 0) })
+        for name in names where deleted.remove(name.rawValue) == nil { throw Self.noGroup(name) }
+    }
+
+    /// Creates the groups; none may exist (after the deletions) or be created twice.
+    private func create(_ records: [GroupRecord], _ db: PostgresConnection) throws {
+        guard !records.isEmpty else { return }
+        let names = records.map(\.name.rawValue)
+        let rows = try db.query(
+            "SELECT name FROM logbook_groups WHERE name = ANY ($1::text[])", [PostgresParameters.textArray(names)])
+        var taken = Set((0..<rows.count).map { rows.string($0, 0) })
+        for record in records {
+            guard taken.insert(record.name.rawValue).inserted else { throw GroupStoreError.groupExists(record.name) }
+            if let category = record.categories.first(where: { $0.isEmpty || $0.contains(",") }) {
+                throw GroupStoreError.failed(
+                    "group \(record.name): the category \"\(category)\" is empty or holds a comma")
+            }
+        }
+        _ = try db.query(
+            """
+            INSERT INTO logbook_groups (name, categories, ack_wait_ms, max_deliver, max_in_flight, created_at,
+                                        checkpoint, scanned)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::integer[], $5::integer[], $6::bigint[],
+                                 $7::bigint[], $8::bigint[])
+            """,
+            [
+                PostgresParameters.textArray(names),
+                PostgresParameters.textArray(records.map { $0.categories.joined(separator: ",") }),
+                PostgresParameters.integerArray(records.map { Int64($0.settings.ackWaitMilliseconds) }),
+                PostgresParameters.integerArray(records.map { Int64($0.settings.maxDeliver) }),
+                PostgresParameters.integerArray(records.map { Int64($0.settings.maxInFlight) }),
+                PostgresParameters.integerArray(records.map(\.createdAt)),
+                PostgresParameters.integerArray(records.map(\.checkpoint)),
+                PostgresParameters.integerArray(records.map(\.scanned)),
+            ])
+    }
+
+    /// Every group's progress, each kind of change one statement for all groups: their rows
+    /// are the groups' own, so a group's changes keep their order (inserted, updated,
+    /// removed, then checkpoint and scanned).
+    private func apply(_ groups: [(key: GroupName, value: GroupChanges.Progress)], _ db: PostgresConnection) throws {
+        guard !groups.isEmpty else { return }
+        let names = groups.map(\.key.rawValue)
+        let rows = try db.query(
+            "SELECT name FROM logbook_groups WHERE name = ANY ($1::text[])", [PostgresParameters.textArray(names)])
+        let existing = Set((0..<rows.count).map { rows.string($0, 0) })
+        if let missing = groups.first(where: { !existing.contains($0.key.rawValue) }) {
+            throw Self.noGroup(missing.key)
+        }
+        try insert(groups.flatMap { group in group.value.inserted.map { (group.key, $0) } }, db)
+        try update(
+            groups.flatMap { group in group.value.updated.sorted { $0.key < $1.key }.map { (group.key, $0.value) } },
+            db)
+        try remove(groups.flatMap { group in group.value.removed.map { (group.key, $0) } }, db)
+        let moved = groups.filter { $0.value.checkpoint != nil || $0.value.scanned != nil }
+        guard !moved.isEmpty else { return }
+        _ = try db.query(
+            """
+            UPDATE logbook_groups AS g
+            SET checkpoint = coalesce(u.c, g.checkpoint), scanned = coalesce(u.s, g.scanned)
+            FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS u(n, c, s)
+            WHERE g.name = u.n
+            """,
+            [
+                PostgresParameters.textArray(moved.map(\.key.rawValue)),
+                PostgresParameters.integerArray(moved.map(\.value.checkpoint)),
+                PostgresParameters.integerArray(moved.map(\.value.scanned)),
+            ])
+    }
+
+    private func insert(_ events: [(GroupName, PendingEvent)], _ db: PostgresConnection) throws {
+        guard !events.isEmpty else { return }
+        _ = try db.query(
+            """
+            INSERT INTO logbook_group_pending (group_name, position, stream, attempts, parked, last_failure, payload)
+            SELECT u.g, u.p, u.s, u.a, u.k, u.f, decode(u.d, 'hex')
+            FROM unnest($1::text[], $2::bigint[], $3::text[], $4::integer[], $5::boolean[], $6::text[], $7::text[])
+                 AS u(g, p, s, a, k, f, d)
+            """,
+            [
+                PostgresParameters.textArray(events.map(\.0.rawValue)),
+                PostgresParameters.integerArray(events.map(\.1.position)),
+                PostgresParameters.textArray(events.map(\.1.stream)),
+                PostgresParameters.integerArray(events.map { Int64($0.1.attempts) }),
+                PostgresParameters.booleanArray(events.map(\.1.parked)),
+                PostgresParameters.nullableTextArray(events.map { Self.storable($0.1.lastFailure) }),
+                PostgresParameters.hexArray(events.map(\.1.payload)),
+            ])
+    }
+
+    /// New attempts, parking and failures; every one of the events must be pending.
+    private func update(_ events: [(GroupName, PendingEvent)], _ db: PostgresConnection) throws {
+        guard !events.isEmpty else { return }
+        let rows = try db.query(
+            """
+            WITH changed AS (
+                UPDATE logbook_group_pending AS t SET attempts = u.a, parked = u.k, last_failure = u.f
+                FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::boolean[], $5::text[]) AS u(g, p, a, k, f)
+                WHERE t.group_name = u.g AND t.position = u.p
+                RETURNING 1
+            )
+            SELECT count(*) FROM changed
+            """,
+            [
+                PostgresParameters.textArray(events.map(\.0.rawValue)),
+                PostgresParameters.integerArray(events.map(\.1.position)),
+                PostgresParameters.integerArray(events.map { Int64($0.1.attempts) }),
+                PostgresParameters.booleanArray(events.map(\.1.parked)),
+                PostgresParameters.nullableTextArray(events.map { Self.storable($0.1.lastFailure) }),
+            ])
+        let changed = Int(rows.int64(0, 0))
+        guard changed == events.count else {
+            throw GroupStoreError.failed("\(events.count - changed) of \(events.count) updated events are not pending")
+        }
+    }
+
+    /// Removes finished events; every one of them must be pending (once).
+    private func remove(_ positions: [(GroupName, Int64)], _ db: PostgresConnection) throws {
+        guard !positions.isEmpty else { return }
+        let rows = try db.query(
+            """
+            WITH removed AS (
+                DELETE FROM logbook_group_pending AS t USING unnest($1::text[], $2::bigint[]) AS u(g, p)
+                WHERE t.group_name = u.g AND t.position = u.p
+                RETURNING 1
+            )
+            SELECT count(*) FROM removed
+            """,
+            [
+                PostgresParameters.textArray(positions.map(\.0.rawValue)),
+                PostgresParameters.integerArray(positions.map(\.1)),
+            ])
+        let removed = Int(rows.int64(0, 0))
+        guard removed == positions.count else {
+            throw GroupStoreError.failed(
+                "\(positions.count - removed) of \(positions.count) removed events are not pending")
+        }
+    }
+
+    /// `text` as PostgreSQL can hold it: a NUL becomes U+FFFD.
+    private static func storable(_ text: String?) -> String? {
+        guard let text, text.utf8.contains(0) else { return text }
+        return String(text.map { $0 == "\u{0}" ? "\u{FFFD}" : $0 })
+    }
+
+    static func noGroup(_ name: GroupName) -> GroupStoreError {
+        .failed("there is no group named \(name)")
+    }
+}
