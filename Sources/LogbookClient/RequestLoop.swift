@@ -104,7 +104,7 @@ final class RequestLoop {
             // otherwise queues on connections that are still down).
             try socket.set(.immediate, 1)
             for endpoint in core.endpoints.commands.endpoints { try socket.connect(endpoint) }
-        case .queries, .log:
+        case .queries, .log, .groups:
             try socket.connect(core.endpoints.address(of: server))
         }
         return socket

@@ -7,6 +7,8 @@ public enum ServerEndpoint: String, Sendable, CaseIterable, CustomStringConverti
     case queries
     /// The worker's log-read socket (`ReadLog`).
     case log
+    /// The groups process's socket (consumer groups: their admin requests).
+    case groups
 
     public var description: String { rawValue }
 }

@@ -14,7 +14,8 @@ struct Logbook {
     /// Every command, in the order the overview lists them.
     static let commands: [any Subcommand.Type] = [
         UpCommand.self, RunCommand.self,
-        SendCommand.self, QueryCommand.self, SubscribeCommand.self, ReplayCommand.self, RebuildCommand.self,
+        SendCommand.self, QueryCommand.self, SubscribeCommand.self, ConsumeCommand.self, GroupsCommand.self,
+        ReplayCommand.self, RebuildCommand.self,
         StatusCommand.self, TopCommand.self,
         VerifyCommand.self, BackupCommand.self,
         KeygenCommand.self,

@@ -16,8 +16,10 @@ final class ServiceCluster: @unchecked Sendable {
     let feed: String
     let queries: String
     let log: String
+    let groups: String
     private var worker: Process?
     private var query: Process?
+    private var groupsProcess: Process?
     /// Further workers on the worker's data directory (`PeerWorker`), by commands endpoint.
     var peers: [String: Process] = [:]
     /// Extra flags for `run worker` and `run query` (CURVE settings), and the keys of this
@@ -29,15 +31,16 @@ final class ServiceCluster: @unchecked Sendable {
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let ports = try FreePorts.take(4)
+        let ports = try FreePorts.take(5)
         commands = "tcp://127.0.0.1:\(ports[0])"
         feed = "tcp://127.0.0.1:\(ports[1])"
         queries = "tcp://127.0.0.1:\(ports[2])"
         log = "tcp://127.0.0.1:\(ports[3])"
+        groups = "tcp://127.0.0.1:\(ports[4])"
     }
 
     deinit {
-        for process in [worker, query].compactMap({ $0 }) + peers.values where process.isRunning {
+        for process in [worker, query, groupsProcess].compactMap({ $0 }) + peers.values where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
@@ -53,11 +56,11 @@ final class ServiceCluster: @unchecked Sendable {
     }
 
     var endpoints: ClientEndpoints {
-        ClientEndpoints(commands: commands, feed: feed, queries: queries, log: log)
+        ClientEndpoints(commands: commands, feed: feed, queries: queries, log: log, groups: groups)
     }
 
     var settings: [String] {
-        ["--commands", commands, "--feed", feed, "--queries", queries, "--log", log]
+        ["--commands", commands, "--feed", feed, "--queries", queries, "--log", log, "--groups", groups]
     }
 
     func client(timeout: Duration = .seconds(5), attempts: Int = 3) throws -> LogbookClient {
@@ -88,9 +91,25 @@ final class ServiceCluster: @unchecked Sendable {
         try await waitUntilAnswering(.queries, process, role: "query", after: starts)
     }
 
+    /// Starts a groups process (`run groups`) on its own data directory and waits until it
+    /// answers `Status`.
+    func startGroups(_ extra: [String] = []) async throws {
+        let starts = startLines(of: "groups")
+        let process = try launch(
+            ["run", "groups", "--data-dir", directory.appendingPathComponent("groups").path] + extra, "groups")
+        groupsProcess = process
+        try await waitUntilAnswering(.groups, process, role: "groups", after: starts)
+    }
+
+    @discardableResult
+    func stopGroups(_ signal: Int32 = SIGTERM) -> Int32 { stop(&groupsProcess, signal) }
+
     /// How many times a process of `role` logged that it started (its log file is kept across restarts).
     func startLines(of role: String) -> Int {
-        let line = role.hasPrefix("worker") ? "msg=\"worker started\"" : "msg=\"query process started\""
+        let line =
+            role.hasPrefix("worker")
+            ? "msg=\"worker started\""
+            : role == "groups" ? "msg=\"groups process started\"" : "msg=\"query process started\""
         return stderr(of: role).components(separatedBy: line).count - 1
     }
 

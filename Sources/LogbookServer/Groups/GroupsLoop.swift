@@ -74,7 +74,9 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     mutating func run() {
         while true {
             do {
-                let names = followers.keys.filter { dispatcher.wantsEvents($0) && followers[$0]?.follower.needsCatchUp == false }
+                let names = followers.keys.filter {
+                    dispatcher.wantsEvents($0) && followers[$0]?.follower.needsCatchUp == false
+                }
                 var items = [router.readable, stop.readable]
                 for name in names { if let box = followers[name] { items.append(box.follower.readable) } }
                 let ready = try ZMQPoll.wait(items, timeoutMilliseconds: heartbeat.pollTimeout(waitMilliseconds()))
@@ -95,7 +97,8 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                 do {
                     deliveries = try dispatcher.finishTurn(now: now)
                 } catch {
-                    diagnostics.error("groups: the group store failed; the turn's requests are refused", ["error": "\(error)"])
+                    diagnostics.error(
+                        "groups: the group store failed; the turn's requests are refused", ["error": "\(error)"])
                     let refusal = ServiceError(.unavailable, "the group store is unavailable; try again")
                     replies = replies.map { ($0.routed, $0.id, WireEncoding.failure(id: $0.id, refusal)) }
                     deliveries = []
@@ -154,9 +157,12 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                 box.lastHeard = now
                 let events = batch.events.compactMap { event -> PendingEvent? in
                     do {
-                        return PendingEvent(position: event.position, stream: event.stream, payload: try EnvelopeWriter.bytes(event))
+                        return PendingEvent(
+                            position: event.position, stream: event.stream, payload: try EnvelopeWriter.bytes(event))
                     } catch {
-                        diagnostics.error("groups: an event cannot be written as an envelope", ["position": "\(event.position)", "error": "\(error)"])
+                        diagnostics.error(
+                            "groups: an event cannot be written as an envelope",
+                            ["position": "\(event.position)", "error": "\(error)"])
                         return nil
                     }
                 }
@@ -270,7 +276,9 @@ struct GroupsLoop: ServingLoop, ~Copyable {
             return ["group": .string(name.rawValue), "deleted": true]
         case .parked(let name, let limit):
             var events: [JSONValue] = []
-            for event in try dispatcher.parked(in: name, limit: limit) { events.append(try GroupDocuments.parked(event)) }
+            for event in try dispatcher.parked(in: name, limit: limit) {
+                events.append(try GroupDocuments.parked(event))
+            }
             return ["group": .string(name.rawValue), "events": .array(events)]
         case .retry(let name, let position):
             try dispatcher.retry(position, in: name)

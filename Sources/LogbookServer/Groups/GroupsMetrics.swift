@@ -25,10 +25,14 @@ final class GroupsMetrics: Sendable {
         func gauge(_ name: String, _ help: String, _ value: (GroupFigures) -> Int64) -> MetricFamily {
             MetricFamily(
                 name: name, help: help, kind: .gauge,
-                samples: groups.map { .init([.init("group", $0.summary.record.name.rawValue)], .number(Double(value($0)))) })
+                samples: groups.map {
+                    .init([.init("group", $0.summary.record.name.rawValue)], .number(Double(value($0))))
+                })
         }
         func counter(_ name: String, _ help: String, _ value: (GroupCounters) -> Int) -> MetricFamily {
-            .counter(name, help, groups.map { ([.init("group", $0.summary.record.name.rawValue)], value($0.summary.counters)) })
+            .counter(
+                name, help,
+                groups.map { ([.init("group", $0.summary.record.name.rawValue)], value($0.summary.counters)) })
         }
         return [
             gauge("logbook_group_checkpoint", "Every event of the group's topics up to here is acknowledged.") {

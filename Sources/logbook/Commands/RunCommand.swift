@@ -7,18 +7,19 @@ import LogbookSQLite
 import LogbookServer
 import LogbookZMQ
 
-/// `logbook run worker`, `run query` and `run feed`: one long-running process that serves
+/// `logbook run worker`, `run query`, `run feed` and `run groups`: one long-running process that serves
 /// until SIGINT or SIGTERM, then closes its sockets and files and exits 0. SIGHUP makes it
 /// read its allow-list of client keys again (with CURVE on). Under systemd (`NOTIFY_SOCKET`)
 /// it says `READY=1` once started, `STOPPING=1` when told to stop, and, with `WatchdogSec=`,
 /// its serving loops send `WATCHDOG=1` while every one of them is alive (`Supervision`).
 struct RunCommand: ConfiguredCommand {
     static let spec = CommandSpec(
-        name: "run", usage: "worker|query|feed [options]",
+        name: "run", usage: "worker|query|feed|groups [options]",
         listings: [
             .init("run worker", "the write side: commands, change feed or hints, log reads"),
             .init("run query", "the read side: read models and queries"),
             .init("run feed", "PostgreSQL: the shared log's change feed, log reads"),
+            .init("run groups", "consumer groups: shared, durable subscriptions with acks"),
         ],
         section: .processes,
         description: """
@@ -30,6 +31,8 @@ struct RunCommand: ConfiguredCommand {
             feed:   on PostgreSQL: binds --feed, --log and --hints; reads the log (from --read-store
                     when given) in position order and publishes it as a SQLite worker does.
             query:  binds --queries, connects to --feed and --log; keeps DIR/readmodels-N.sqlite3.
+            groups: binds --groups, connects to --feed and --log; keeps the groups' progress in
+                    DIR/groups.sqlite3 (one groups process per data directory).
             With --curve-secret and --clients every socket it binds is a CURVE server that admits
             only the keys in --clients (SIGHUP reads that folder again). --curve-key and
             --server-key are a query process's key towards the worker (or feed), and a
@@ -47,7 +50,7 @@ struct RunCommand: ConfiguredCommand {
 
     func run() throws(CLIError) -> ExitStatus {
         guard arguments.positionals.count == 1, let role = arguments.positionals.first else {
-            throw .usage("expected what to run: worker, query or feed")
+            throw .usage("expected what to run: worker, query, feed or groups")
         }
         ProcessSignals.block(including: [SIGHUP])
         MallocArenas.apply(forRole: role)
@@ -58,7 +61,8 @@ struct RunCommand: ConfiguredCommand {
         case "worker": service = try makeWorker(diagnostics: diagnostics, supervision: supervision)
         case "query": service = try makeQuery(diagnostics: diagnostics, supervision: supervision)
         case "feed": service = try makeFeed(diagnostics: diagnostics, supervision: supervision)
-        default: throw .usage("cannot run '\(role)'; expected worker, query or feed")
+        case "groups": service = try makeGroups(diagnostics: diagnostics, supervision: supervision)
+        default: throw .usage("cannot run '\(role)'; expected worker, query, feed or groups")
         }
         let metrics = try serveMetrics(of: service, diagnostics: diagnostics)
         do {
@@ -90,6 +94,7 @@ struct RunCommand: ConfiguredCommand {
             "serving commands on \(endpoints.commands), feed on \(endpoints.feed), log reads on \(endpoints.log)"
         case "worker": "serving commands on \(endpoints.commands), log reads on \(endpoints.log)"
         case "feed": "publishing the feed on \(endpoints.feed), log reads on \(endpoints.log)"
+        case "groups": "serving consumer groups on \(endpoints.groups), following \(endpoints.feed)"
         default: "serving queries on \(endpoints.queries), following \(endpoints.feed)"
         }
     }
@@ -179,6 +184,26 @@ struct RunCommand: ConfiguredCommand {
     }
 }
 
+extension RunCommand {
+    private func makeGroups(diagnostics: Diagnostics, supervision: Supervision) throws(CLIError)
+        -> any RunnableService
+    {
+        let security = try configuration.serverSecurity()
+        let clientKeys = try configuration.clientKeys()
+        try configuration.ensureDataDirectory()
+        let path = configuration.path("groups.sqlite3")
+        do {
+            return try GroupsService(
+                endpoints: configuration.queryEndpoints,
+                openStore: { () throws(GroupStoreError) -> any GroupStore in try SQLiteGroupStore(path: path) },
+                clock: SystemClock(), diagnostics: diagnostics, security: security, clientKeys: clientKeys,
+                supervision: supervision, idleCatchUpMilliseconds: configuration.idleCatchUpMilliseconds)
+        } catch {
+            throw .unavailable(error.description)
+        }
+    }
+}
+
 /// A service `logbook run` can start and stop, and whose metrics it can serve.
 protocol RunnableService: MetricsSource {
     func start() throws(ServiceStartError)
@@ -190,3 +215,4 @@ protocol RunnableService: MetricsSource {
 extension WorkerService: RunnableService {}
 extension QueryService: RunnableService {}
 extension FeedService: RunnableService {}
+extension GroupsService: RunnableService {}

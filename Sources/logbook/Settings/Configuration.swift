@@ -11,7 +11,8 @@ import LogbookZMQ
 struct Configuration {
     /// The settings every command that works with the service takes, in the order help lists them.
     static let settings: [OptionSpec] = [
-        .dataDirectory, .commands, .feed, .queries, .log, .logLevel, .curveSecret, .clients, .curveKey, .serverKey,
+        .dataDirectory, .commands, .feed, .queries, .log, .groups, .logLevel, .curveSecret, .clients, .curveKey,
+        .serverKey,
     ]
     /// The settings of the event log's storage, which only `run` takes (see `StorageSettings`).
     static let storageSettings: [OptionSpec] = [.store, .readStore, .hints]
@@ -57,7 +58,8 @@ struct Configuration {
             throw .usage("\(OptionSpec.commands.flag) '\(setting(.commands))': \(error)")
         }
         endpoints = ClientEndpoints(
-            commands: commands, feed: setting(.feed), queries: setting(.queries), log: setting(.log))
+            commands: commands, feed: setting(.feed), queries: setting(.queries), log: setting(.log),
+            groups: setting(.groups))
         let levelName = setting(.logLevel)
         guard let level = Diagnostics.Level(name: levelName) else {
             throw .usage("log level '\(levelName)' is not one of \(Self.levelNames)")
@@ -102,7 +104,8 @@ struct Configuration {
                     + "(\(endpoints.commands)), but a worker binds one; a list is for client commands")
         }
         return ServiceEndpoints(
-            commands: commands, feed: endpoints.feed, queries: endpoints.queries, log: endpoints.log)
+            commands: commands, feed: endpoints.feed, queries: endpoints.queries, log: endpoints.log,
+            groups: endpoints.groups)
     }
 
     /// The endpoints a query process binds and connects to. It never uses the commands
@@ -111,7 +114,7 @@ struct Configuration {
     var queryEndpoints: ServiceEndpoints {
         ServiceEndpoints(
             commands: endpoints.commands.endpoints[0], feed: endpoints.feed, queries: endpoints.queries,
-            log: endpoints.log)
+            log: endpoints.log, groups: endpoints.groups)
     }
 
     static let levelNames = Diagnostics.Level.allCases.map(\.name).joined(separator: ", ")
@@ -135,7 +138,8 @@ struct Configuration {
     var childArguments: [String] {
         var values: [(OptionSpec, String)] = [
             (.dataDirectory, dataDirectory), (.commands, endpoints.commands.description), (.feed, endpoints.feed),
-            (.queries, endpoints.queries), (.log, endpoints.log), (.logLevel, diagnosticsLevel.name),
+            (.queries, endpoints.queries), (.log, endpoints.log), (.groups, endpoints.groups),
+            (.logLevel, diagnosticsLevel.name),
         ]
         let security: [(OptionSpec, String?)] = [
             (.curveSecret, curveSecret), (.clients, clients), (.curveKey, curveKey), (.serverKey, serverKey),
@@ -162,6 +166,9 @@ extension OptionSpec {
     static let log = OptionSpec.option(
         "log", "EP", "the worker's log reads (ReadLog)", default: ServiceEndpoints.defaults.log,
         environment: "LOGBOOK_LOG")
+    static let groups = OptionSpec.option(
+        "groups", "EP", "the groups process's requests (consumer groups)", default: ServiceEndpoints.defaults.groups,
+        environment: "LOGBOOK_GROUPS")
     static let store = OptionSpec.option(
         "store", "S",
         "the event log: sqlite (DIR/events.sqlite3) or a postgresql:// connection string (run worker, run feed)",

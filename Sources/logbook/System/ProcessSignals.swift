@@ -25,6 +25,14 @@ enum ProcessSignals {
         return received
     }
 
+    /// One of the blocked signals if it has arrived, taken; nil at once when none has.
+    static func take(including extra: [Int32] = []) -> Int32? {
+        var set = signals(extra)
+        var none = timespec(tv_sec: 0, tv_nsec: 0)
+        let received = sigtimedwait(&set, nil, &none)
+        return received > 0 ? received : nil
+    }
+
     static func name(_ signal: Int32) -> String {
         switch signal {
         case SIGINT: "SIGINT"
