@@ -95,6 +95,7 @@ struct LogbookDeclarationTests {
                 ["--feed", "LOGBOOK_FEED", "tcp://127.0.0.1:5556"],
                 ["--queries", "LOGBOOK_QUERIES", "tcp://127.0.0.1:5557"],
                 ["--log", "LOGBOOK_LOG", "tcp://127.0.0.1:5558"],
+                ["--groups", "LOGBOOK_GROUPS", "tcp://127.0.0.1:5560"],
                 ["--log-level", "LOGBOOK_LOG_LEVEL", "info"],
                 ["--curve-secret", "LOGBOOK_CURVE_SECRET", ""],
                 ["--clients", "LOGBOOK_CLIENTS", ""],
@@ -111,7 +112,8 @@ struct LogbookDeclarationTests {
         #expect(
             child == [
                 "--data-dir", "/d", "--commands", "tcp://127.0.0.1:5555", "--feed", "tcp://x:1", "--queries",
-                "tcp://127.0.0.1:5557", "--log", "tcp://127.0.0.1:5558", "--log-level", "debug",
+                "tcp://127.0.0.1:5557", "--log", "tcp://127.0.0.1:5558", "--groups", "tcp://127.0.0.1:5560",
+                "--log-level", "debug",
             ])
         // CURVE settings are handed on when given (`up` runs both children with them).
         let secured = try Configuration(

@@ -10,7 +10,7 @@ import Testing
 /// command, and client commands with no server to talk to.
 @Suite("End to end: the command line around the bus", .serialized)
 struct CLITests {
-    @Test("logbook up starts a worker and a query process; SIGTERM stops both and up exits 0")
+    @Test("logbook up starts a worker, a query and a groups process; SIGTERM stops them and up exits 0")
     func up() async throws {
         let cluster = try ServiceCluster()  // free ports and a folder; nothing started
         let dataDirectory = cluster.directory.appendingPathComponent("up").path
@@ -20,7 +20,7 @@ struct CLITests {
         let answering = await bothAnswer(cluster)
         try #require(answering, "up's processes did not answer: \(up.stderr)")
         let children = childProcesses(of: up.pid)
-        #expect(children.count == 2, "up runs two children, found \(children)")
+        #expect(children.count == 3, "up runs three children, found \(children)")
 
         // They work together: a command is applied by the query process.
         let sent = try await cluster.client().send(type: "AddProduct", data: Fixture.product("tea"))
@@ -29,10 +29,15 @@ struct CLITests {
             timeoutMs: patientQueryMilliseconds)
         #expect(answer.result["productId"] == "tea")
         #expect(FileManager.default.fileExists(atPath: dataDirectory + "/events.sqlite3"))
+        // The groups process follows the worker: a group created now sees the log's head.
+        let created = try await cluster.run(["groups", "create", "mail", "--topics", "products", "--from", "head"])
+        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        #expect(try created.json()["result"]?.objectValue?["checkpoint"]?.intValue == Int(sent.position))
+        #expect(FileManager.default.fileExists(atPath: dataDirectory + "/groups.sqlite3"))
 
         #expect(await up.signal(SIGTERM) == 0, "\(up.stderr)")
         for pid in children { #expect(!processExists(pid), "child \(pid) outlived up") }
-        for endpoint in [cluster.commands, cluster.feed, cluster.queries, cluster.log] {
+        for endpoint in [cluster.commands, cluster.feed, cluster.queries, cluster.log, cluster.groups] {
             #expect(!isListening(endpoint), "\(endpoint) is still open")
         }
         #expect(!up.stderr.contains("level=error"), "\(up.stderr)")
@@ -47,7 +52,7 @@ struct CLITests {
         let answering = await bothAnswer(cluster)
         try #require(answering, "\(up.stderr)")
         let children = childProcesses(of: up.pid)
-        try #require(children.count == 2)
+        try #require(children.count == 3)
         // The worker is the child that listens on the commands port; kill whichever child
         // comes first and expect the other to be stopped.
         kill(children[0], SIGKILL)

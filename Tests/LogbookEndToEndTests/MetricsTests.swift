@@ -196,10 +196,10 @@ struct MetricsTests {
         #expect(bad.stderr.contains("--metrics '9464': expected HOST:PORT"), "\(bad.stderr)")
     }
 
-    @Test("up --metrics HOST:PORT: the worker serves on PORT, the query process on PORT+1")
+    @Test("up --metrics HOST:PORT: the worker serves on PORT, the query process on PORT+1, groups on PORT+2")
     func up() async throws {
         let cluster = try ServiceCluster()
-        let port = try FreePorts.consecutivePair()
+        let port = try FreePorts.consecutiveTriple()
         let up = try cluster.background([
             "up", "--data-dir", cluster.directory.appendingPathComponent("up").path, "--metrics", "127.0.0.1:\(port)",
         ])
@@ -211,6 +211,10 @@ struct MetricsTests {
         let query = try await Scrape.of("127.0.0.1:\(port + 1)")
         #expect(worker.value("logbook_commands_accepted_total") == 0)
         #expect(query.value("logbook_query_lag_events") == 0)
+        let created = try await cluster.run(["groups", "create", "mail", "--topics", "orders"])
+        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        let groups = try await Scrape.of("127.0.0.1:\(port + 2)")
+        #expect(groups.value("logbook_group_lag{group=\"mail\"}") == 0, "\(groups.text)")
         #expect(await up.signal(SIGTERM) == 0, "\(up.stderr)")
     }
 }
@@ -241,12 +245,12 @@ final class MetricsPortHolder {
 }
 
 extension FreePorts {
-    /// A port P such that P and P+1 are both free now (for `up --metrics`).
-    static func consecutivePair() throws -> Int {
+    /// A port P such that P, P+1 and P+2 are all free now (for `up --metrics`).
+    static func consecutiveTriple() throws -> Int {
         for _ in 0..<200 {
-            let pair = try take(2)
-            if pair[1] == pair[0] + 1 { return pair[0] }
+            let ports = try take(3)
+            if ports == [ports[0], ports[0] + 1, ports[0] + 2] { return ports[0] }
         }
-        throw ClusterError.notAnswering("no two consecutive free ports")
+        throw ClusterError.notAnswering("no three consecutive free ports")
     }
 }

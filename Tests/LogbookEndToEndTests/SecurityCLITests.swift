@@ -128,6 +128,15 @@ struct SecurityCLITests {
                 "LOGBOOK_SERVER_KEY": dataDirectory + "/keys/server",
             ])
         #expect(secured.status == 0, "\(secured.stdout) \(secured.stderr)")
+        // The groups process follows the worker with the reader key and serves the admin key.
+        let created = try await runLogbook(
+            ["groups", "create", "mail", "--topics", "products", "--from", "head"] + cluster.settings,
+            environment: [
+                "LOGBOOK_CURVE_KEY": dataDirectory + "/keys/cli_secret",
+                "LOGBOOK_SERVER_KEY": dataDirectory + "/keys/server",
+            ])
+        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        #expect(try created.json()["result"]?.objectValue?["checkpoint"]?.intValue == Int(sent.position))
         #expect(await up.signal(SIGTERM) == 0, "\(up.stderr)")
     }
 }

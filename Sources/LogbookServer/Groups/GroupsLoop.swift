@@ -104,12 +104,13 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                     deliveries = []
                     resetFollowers(now: now)
                 }
+                // Figures before replies: whoever reads a reply finds the metrics as new as it.
+                publishFigures()
                 for (routed, _, reply) in replies { try send(routed.reply(JSONWriter.bytes(reply))) }
                 for delivery in deliveries {
                     let frames = [delivery.member.bytes, [], GroupDocuments.deliver(delivery)]
                     if try outbox.send(frames, on: router) == .gone { dispatcher.disconnected(delivery.member) }
                 }
-                publishFigures()
             } catch {
                 if error.isTerminated { return }
                 diagnostics.error("groups loop: socket error", ["error": "\(error)"])

@@ -3,6 +3,7 @@ import LogbookApplication
 import LogbookClient
 import LogbookCommandLine
 import LogbookMetrics
+import LogbookPostgres
 import LogbookSQLite
 import LogbookServer
 import LogbookZMQ
@@ -191,16 +192,46 @@ extension RunCommand {
         let security = try configuration.serverSecurity()
         let clientKeys = try configuration.clientKeys()
         try configuration.ensureDataDirectory()
-        let path = configuration.path("groups.sqlite3")
+        let openStore = try openGroupStore(diagnostics: diagnostics)
         do {
             return try GroupsService(
-                endpoints: configuration.queryEndpoints,
-                openStore: { () throws(GroupStoreError) -> any GroupStore in try SQLiteGroupStore(path: path) },
+                endpoints: configuration.queryEndpoints, openStore: openStore,
                 clock: SystemClock(), diagnostics: diagnostics, security: security, clientKeys: clientKeys,
                 supervision: supervision, idleCatchUpMilliseconds: configuration.idleCatchUpMilliseconds)
         } catch {
             throw .unavailable(error.description)
         }
+    }
+}
+
+extension RunCommand {
+    /// The groups' store as `--store` names it: the data directory's `groups.sqlite3`, or the
+    /// tables beside the log in PostgreSQL. Opened once here first, so that a store that
+    /// cannot be used stops the start with one line and exit status 3 before anything is
+    /// bound; the groups thread then opens its own.
+    private func openGroupStore(diagnostics: Diagnostics) throws(CLIError)
+        -> @Sendable () throws(GroupStoreError) -> any GroupStore
+    {
+        let open: @Sendable () throws(GroupStoreError) -> any GroupStore
+        let description: String
+        do {
+            switch configuration.storage.store {
+            case .sqlite:
+                let path = configuration.path("groups.sqlite3")
+                open = { () throws(GroupStoreError) -> any GroupStore in try SQLiteGroupStore(path: path) }
+                _ = try open()
+                description = path
+            case .postgres(let connectionString):
+                open = { () throws(GroupStoreError) -> any GroupStore in
+                    try PostgresGroupStore(url: connectionString)
+                }
+                description = try PostgresGroupStore(url: connectionString).target
+            }
+        } catch {
+            throw .unavailable(error.description)
+        }
+        diagnostics.info("group store opened", ["store": description])
+        return open
     }
 }
 

@@ -2,22 +2,23 @@ import Glibc
 import LogbookCommandLine
 import LogbookMetrics
 
-/// `logbook up`: runs a worker and a query process as children (for development), both
-/// with this command's settings and its stdout and stderr. SIGINT or SIGTERM stops both;
-/// if either child ends on its own, the other is stopped too and `up` fails. SIGHUP is
-/// passed on to both (they read their allow-lists again). `--secure` makes a development
-/// key set in the data directory (`DevelopmentKeys`) and runs both with CURVE on.
+/// `logbook up`: runs a worker, a query process and a groups process as children (for
+/// development), all with this command's settings and its stdout and stderr. SIGINT or
+/// SIGTERM stops them; if a child ends on its own, the others are stopped too and `up`
+/// fails. SIGHUP is passed on to each (they read their allow-lists again). `--secure` makes
+/// a development key set in the data directory (`DevelopmentKeys`) and runs them with CURVE on.
 struct UpCommand: ConfiguredCommand {
     static let secure = OptionSpec.flag(
         "secure", "CURVE on: make (once) a key set in DIR/keys and print how the command line uses it")
 
     static let spec = CommandSpec(
         name: "up", usage: "[options]",
-        listings: [.init("up", "run a worker and a query process (Ctrl-C stops both)")], section: .processes,
+        listings: [.init("up", "run a worker, a query and a groups process (Ctrl-C stops them)")],
+        section: .processes,
         description: """
-            Runs a worker and a query process as child processes with these settings, both
-            logging to this terminal. Ctrl-C or SIGTERM stops both; if one ends on its own,
-            the other is stopped and up exits 3. SIGHUP is passed on to both.
+            Runs a worker, a query process and a groups process as child processes with these
+            settings, all logging to this terminal. Ctrl-C or SIGTERM stops them; if one ends
+            on its own, the others are stopped and up exits 3. SIGHUP is passed on to each.
             """,
         options: [secure], settings: Configuration.settings + Configuration.metricsSettings)
 
@@ -34,7 +35,7 @@ struct UpCommand: ConfiguredCommand {
         ProcessSignals.block(including: [SIGCHLD, SIGHUP])
         let executable = try ExecutablePath.own()
         var children: [(role: String, pid: pid_t)] = []
-        for role in ["worker", "query"] {
+        for role in ["worker", "query", "groups"] {
             let security = keys?.arguments(for: role) ?? []
             do {
                 // up is SQLite only: a LOGBOOK_STORE in the environment must not move its worker.
@@ -77,17 +78,18 @@ struct UpCommand: ConfiguredCommand {
     }
 
     /// With `--metrics HOST:PORT`, each child's flag: the worker serves on PORT, the query
-    /// process on PORT+1 (both on 0 when PORT is 0: the kernel chooses). None without it.
+    /// process on PORT+1, the groups process on PORT+2 (all on 0 when PORT is 0: the kernel
+    /// chooses). None without it.
     private func childMetrics() throws(CLIError) -> [String: [String]] {
         guard let address = configuration.metrics else { return [:] }
-        guard address.port < UInt16.max else {
-            throw .usage("--metrics: up needs two ports, PORT and PORT+1; \(address.port) is the last")
+        guard address.port < UInt16.max - 1 else {
+            throw .usage("--metrics: up needs three ports, PORT to PORT+2; \(address.port) leaves too few")
         }
-        let queryPort = address.port == 0 ? 0 : address.port + 1
-        return [
-            "worker": [OptionSpec.metrics.flag, address.description],
-            "query": [OptionSpec.metrics.flag, MetricsAddress(host: address.host, port: queryPort).description],
-        ]
+        func flag(_ offset: UInt16) -> [String] {
+            let port = address.port == 0 ? 0 : address.port + offset
+            return [OptionSpec.metrics.flag, MetricsAddress(host: address.host, port: port).description]
+        }
+        return ["worker": flag(0), "query": flag(1), "groups": flag(2)]
     }
 
     /// With `--secure`, the development key set (made when missing); nil otherwise.

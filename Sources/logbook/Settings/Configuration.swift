@@ -182,7 +182,7 @@ extension OptionSpec {
     static let metrics = OptionSpec.option(
         "metrics", "HOST:PORT",
         "serve Prometheus metrics at http://HOST:PORT/metrics (run; up gives the worker PORT, the query process "
-            + "PORT+1); default off",
+            + "PORT+1, the groups process PORT+2); default off",
         environment: "LOGBOOK_METRICS")
     static let idleCatchUp = OptionSpec.option(
         "idle-catch-up-ms", "MS",

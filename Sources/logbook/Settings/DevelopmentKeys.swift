@@ -3,8 +3,8 @@ import LogbookCommandLine
 import LogbookZMQ
 
 /// The key set `logbook up --secure` makes in the data directory (once; later runs use it
-/// again): the servers' pair, a `reader` pair for the query process's connections to the
-/// worker, an `admin` pair for the command line, and the allow-list folder holding the two
+/// again): the servers' pair, a `reader` pair for the query and groups processes'
+/// connections to the worker, an `admin` pair for the command line, and the allow-list folder holding the two
 /// clients' public certificates. All under `DIR/keys`, mode 0700.
 struct DevelopmentKeys {
     let folder: String
@@ -48,11 +48,11 @@ struct DevelopmentKeys {
         }
     }
 
-    /// The settings of each child: the servers' keys and allow-list for both, and the query
-    /// process's own key towards the worker.
+    /// The settings of each child: the servers' keys and allow-list for every one, and the
+    /// `reader` key the query and groups processes use towards the worker.
     func arguments(for role: String) -> [String] {
         var words = [OptionSpec.curveSecret.flag, serverSecret, OptionSpec.clients.flag, clients]
-        if role == "query" {
+        if role == "query" || role == "groups" {
             words += [OptionSpec.curveKey.flag, querySecret, OptionSpec.serverKey.flag, serverPublic]
         }
         return words
