@@ -25,6 +25,8 @@ public struct GroupMemberChannel: ~Copyable {
     private var heartbeatMilliseconds: Int64 = 1_000
     /// How long to wait for the reply to a `Join` before sending it again.
     static let joinRetryMilliseconds: Int64 = 1_000
+    /// Whether the groups process has answered the last `Leave`.
+    private var leaveAnswered = false
     /// Acks the groups process refused as stale (the delivery had gone to another member).
     public private(set) var staleAcks = 0
 
@@ -78,9 +80,28 @@ public struct GroupMemberChannel: ~Copyable {
         try send(GroupRequestDocument.nack(id: nextId(.nack), group: group, position: position, reason: reason))
     }
 
-    /// Leaves the group: what this member holds goes to the others at once.
-    public mutating func leave() throws(GroupMemberError) {
-        try send(GroupRequestDocument.naming(.leave, id: nextId(.leave), group: group))
+    /// Leaves the group: what this member holds goes to the others at once. Waits up to
+    /// `timeoutMilliseconds` for the groups process to answer; the groups process handles a
+    /// member's messages in order and answers only once what they changed is durable, so
+    /// true means every ack sent before is settled (recorded, or refused as stale). False
+    /// when no answer came in time: acks not yet recorded are delivered again.
+    public mutating func leave(timeoutMilliseconds: Int) throws(GroupMemberError) -> Bool {
+        let id = nextId(.leave)
+        leaveAnswered = false
+        try send(GroupRequestDocument.naming(.leave, id: id, group: group))
+        let deadline = MonotonicClock.milliseconds() + Int64(timeoutMilliseconds)
+        while !leaveAnswered {
+            let wait = deadline - MonotonicClock.milliseconds()
+            guard wait > 0 else { return false }
+            do {
+                guard try ZMQPoll.wait([socket.readable], timeoutMilliseconds: Int(wait))[0] else { continue }
+                // Deliveries that come meanwhile are not handled: leaving gives them back.
+                while !leaveAnswered, let frames = try socket.receive(wait: false) { _ = try? read(frames) }
+            } catch {
+                throw error.isTerminated ? .stopped : .transport(error.description)
+            }
+        }
+        return true
     }
 
     private mutating func keepAlive(now: Int64) throws(GroupMemberError) {
@@ -104,6 +125,7 @@ public struct GroupMemberChannel: ~Copyable {
             return Delivery(position: Int64(position), attempt: attempt, event: event)
         }
         let type = message["id"]?.stringValue.flatMap { $0.split(separator: ":").first.map(String.init) }
+        if type == GroupRequestType.leave.rawValue { leaveAnswered = true }
         if message["ok"] == .bool(true) {
             let result = message["result"]?.objectValue
             if type == GroupRequestType.join.rawValue {

@@ -157,4 +157,33 @@ struct PostgresScaleOutTests {
         #expect(try query.json()["result"]?.objectValue?["total"] == 16, "\(query.stdout)")
         #expect(await eventually { cluster.stderr(of: "feed").contains("following the log again") })
     }
+
+    @Test("a groups process keeps its groups in the database and hands out what either worker appends")
+    func groupsOnPostgres() async throws {
+        let cluster = try await PostgresCluster.started()
+        try await cluster.startGroups()
+        let created = try await runLogbook([
+            "groups", "create", "shop", "--topics", "products", "--groups", cluster.groups,
+        ])
+        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        for index in 0..<4 {
+            let sent = try await cluster.send(
+                index % 2, "AddProduct",
+                #"{"productId":"p\#(index)","name":"Tea","price":"1.00","category":"food","stock":1}"#, id: "c\(index)")
+            #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
+        }
+        let consumed = try await runLogbook(["consume", "shop", "--limit", "4", "--groups", cluster.groups])
+        #expect(consumed.status == 0, "\(consumed.stderr)")
+        #expect(try consumed.jsonLines().compactMap { $0["position"]?.intValue }.sorted() == [1, 2, 3, 4])
+
+        // The group and its checkpoint are rows of the database, and outlive the process.
+        let rows = try RawPostgres(cluster.database.connectionString).run(
+            "SELECT name, checkpoint FROM logbook_groups")
+        #expect(rows == [["shop", "4"]], "\(rows)")
+        #expect(!FileManager.default.fileExists(atPath: cluster.directory.path + "/groups/groups.sqlite3"))
+        #expect(cluster.stop("groups", SIGKILL) == SIGKILL)
+        try await cluster.startGroups()
+        let shown = try await runLogbook(["groups", "show", "shop", "--groups", cluster.groups])
+        #expect(try shown.json()["result"]?.objectValue?["checkpoint"] == 4, "\(shown.stdout) \(shown.stderr)")
+    }
 }

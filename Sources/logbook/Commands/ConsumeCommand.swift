@@ -29,10 +29,15 @@ struct ConsumeCommand: ConfiguredCommand {
             exit status 0 acknowledges the event, any other fails it (it is delivered again,
             and parked after the group's --max-deliver attempts).
             It runs until SIGINT or SIGTERM, or until --limit events are handled, then leaves
-            the group; it joins again by itself when the groups process restarts. An unknown
-            group ends it with exit status 1.
+            the group and exits 0 once the groups process has recorded its acks (3 when that
+            was not confirmed in time: unrecorded acks mean those events come again). It joins
+            again by itself when the groups process restarts. An unknown group ends it with
+            exit status 1.
             """,
         options: [exec, limit], settings: Configuration.settings)
+
+    /// How long leaving waits for the groups process to settle the acks sent before.
+    static let leaveTimeoutMilliseconds = 10_000
 
     let arguments: Arguments
     let configuration: Configuration
@@ -69,7 +74,12 @@ struct ConsumeCommand: ConfiguredCommand {
                 }
                 remaining -= 1
             }
-            try member.leave()
+            guard try member.leave(timeoutMilliseconds: Self.leaveTimeoutMilliseconds) else {
+                output.error(
+                    "consume: the groups process did not answer the leave in time; "
+                        + "acks it has not recorded will be delivered again")
+                return .unavailable
+            }
         } catch let error as CLIError {
             throw error
         } catch GroupMemberError.refused(let code, let message) {

@@ -17,6 +17,7 @@ final class PostgresCluster: @unchecked Sendable {
     let feedLog: String
     let hints: String
     let queries: String
+    let groups: String
     // Only touched by the test that owns the cluster, one call at a time.
     private var processes: [String: Process] = [:]
 
@@ -25,12 +26,13 @@ final class PostgresCluster: @unchecked Sendable {
         url = try Self.url(of: database)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-pg-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let ports = try FreePorts.take(8).map { "tcp://127.0.0.1:\($0)" }
+        let ports = try FreePorts.take(9).map { "tcp://127.0.0.1:\($0)" }
         workers = [(ports[0], ports[1]), (ports[2], ports[3])]
         feed = ports[4]
         feedLog = ports[5]
         hints = ports[6]
         queries = ports[7]
+        groups = ports[8]
     }
 
     deinit {
@@ -69,6 +71,17 @@ final class PostgresCluster: @unchecked Sendable {
             "feed",
             ["run", "feed", "--store", url, "--feed", feed, "--log", feedLog, "--hints", hints],
             startedLine: "feed started", environment: environment)
+    }
+
+    /// A groups process keeping its groups in the database, following the feed process.
+    func startGroups() async throws {
+        try await start(
+            "groups",
+            [
+                "run", "groups", "--store", url, "--data-dir", directory.appendingPathComponent("groups").path,
+                "--groups", groups, "--feed", feed, "--log", feedLog,
+            ],
+            startedLine: "groups process started")
     }
 
     /// Sends `signal` to the process called `name` and waits for it to end; returns its exit status.
