@@ -161,31 +161,35 @@ public final class GroupDispatcher {
     public func nextDeadline() -> Int64? { groups.values.compactMap { $0.nextDeadline() }.min() }
 
     /// Ends a turn: expires what is due, hands out deliveries, commits everything the turn
-    /// recorded, and refills the streams whose memory ran dry. The deliveries returned may
-    /// be sent, and the turn's replies given, once this returns.
+    /// recorded, and refills the streams whose memory ran dry from the store (handing out
+    /// and committing again when that gave a stream its next event). The deliveries returned
+    /// may be sent, and the turn's replies given, once this returns.
     public func finishTurn(now: Int64) throws(GroupStoreError) -> [GroupDelivery] {
+        for name in groups.keys { groups[name]?.tick(now: now) }
         var deliveries: [GroupDelivery] = []
-        for name in groups.keys {
-            groups[name]?.tick(now: now)
-            deliveries += groups[name]?.takeDeliveries(now: now) ?? []
-            guard let progress = groups[name]?.takeChanges(), !progress.isEmpty else { continue }
-            pendingChanges.groups[name] = progress
-        }
-        let changes = pendingChanges
-        pendingChanges = GroupChanges()
-        if !changes.isEmpty {
-            do {
-                try store.commit(changes)
-            } catch {
-                try recover(from: error, now: now)
+        repeat {
+            for name in groups.keys {
+                deliveries += groups[name]?.takeDeliveries(now: now) ?? []
+                guard let progress = groups[name]?.takeChanges(), !progress.isEmpty else { continue }
+                pendingChanges.groups[name] = progress
             }
-        }
-        try refill()
+            let changes = pendingChanges
+            pendingChanges = GroupChanges()
+            if !changes.isEmpty {
+                do {
+                    try store.commit(changes)
+                } catch {
+                    try recover(from: error, now: now)
+                }
+            }
+        } while try refill()
         return deliveries
     }
 
-    /// Reads the store's next pending events of every stream whose memory ran dry.
-    private func refill() throws(GroupStoreError) {
+    /// Reads the store's next pending events of every stream whose memory ran dry; true
+    /// when some stream got events.
+    private func refill() throws(GroupStoreError) -> Bool {
+        var refilled = false
         for name in groups.keys {
             guard let streams = groups[name]?.refillsNeeded, !streams.isEmpty else { continue }
             for stream in streams {
@@ -196,8 +200,10 @@ public final class GroupDispatcher {
                 let events = try store.pending(
                     of: name, stream: stream, after: after, limit: ConsumerGroup.laneMemoryLimit)
                 groups[name]?.refill(stream, with: events)
+                refilled = refilled || !events.isEmpty
             }
         }
+        return refilled
     }
 
     /// After a failed commit: the groups as the store has them, with the same members.
