@@ -45,19 +45,28 @@ public struct GroupMemberChannel: ~Copyable {
     }
 
     /// Waits up to `timeoutMilliseconds` for a delivery, joining and sending heartbeats as
-    /// needed; nil when none came. Throws `GroupMemberError.refused` when the groups process
-    /// refuses the membership itself (no such group, not allowed).
-    public mutating func next(timeoutMilliseconds: Int) throws(GroupMemberError) -> Delivery? {
+    /// needed; nil when none came, or at once when `wakeUp` is woken (it is drained). Throws
+    /// `GroupMemberError.refused` when the groups process refuses the membership itself (no
+    /// such group, not allowed).
+    public mutating func next(timeoutMilliseconds: Int, wakeUp: WakeUpPipe? = nil) throws(GroupMemberError)
+        -> Delivery?
+    {
         let deadline = MonotonicClock.milliseconds() + Int64(timeoutMilliseconds)
         while true {
             let now = MonotonicClock.milliseconds()
             try keepAlive(now: now)
             let wait = max(0, min(deadline - now, heartbeatMilliseconds))
             do {
-                if try ZMQPoll.wait([socket.readable], timeoutMilliseconds: Int(wait))[0] {
+                let ready = try ZMQPoll.wait(
+                    [socket.readable] + (wakeUp.map { [$0.readable] } ?? []), timeoutMilliseconds: Int(wait))
+                if ready[0] {
                     while let frames = try socket.receive(wait: false) {
                         if let delivery = try read(frames) { return delivery }
                     }
+                }
+                if let wakeUp, ready[1] {
+                    wakeUp.drain()
+                    return nil
                 }
             } catch let error as ZMQError {
                 throw error.isTerminated ? .stopped : .transport(error.description)

@@ -166,6 +166,54 @@ struct ConsumerGroupsTests {
         #expect(try listed.json()["result"]?.objectValue?["groups"] == [])
     }
 
+    @Test("the Swift client's consumer: acks, a nack delivered again with its next attempt, leaving")
+    func swiftConsumer() async throws {
+        let cluster = try ServiceCluster()
+        try await cluster.startWorker()
+        try await cluster.startGroups()
+        let created = try await cluster.run(["groups", "create", "shop", "--topics", "products"])
+        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        let client = try cluster.client()
+        defer { client.close() }
+        let first = try await addProduct(client, "tea", name: "Tea")
+        let second = try await addProduct(client, "jam", name: "Jam")
+        let third = try await restock(client, "tea")
+
+        var seen: [(position: Int64, attempt: Int, stream: String)] = []
+        var nacked = false
+        for try await message in client.consume(group: "shop") {
+            seen.append((message.position, message.attempt, message.event.stream))
+            if message.position == second && !nacked {
+                nacked = true
+                message.nack(reason: "not yet")
+            } else {
+                message.ack()
+            }
+            let retried = seen.contains { $0.position == second && $0.attempt == 2 }
+            if retried && Set(seen.map(\.position)).isSuperset(of: [first, third]) { break }
+        }
+        // The tea stream in order; jam failed once, then came again with attempt 2.
+        #expect(seen.filter { $0.stream == "product-tea" }.map(\.position) == [first, third])
+        #expect(seen.filter { $0.position == second }.map(\.attempt) == [1, 2])
+        #expect(try await eventually { try await groupShow(cluster, "shop")["members"] == 0 })
+        #expect(try await checkpoint(cluster, "shop") == third)
+        let shown = try await groupShow(cluster, "shop")
+        #expect(shown["nacked"] == 1)
+        #expect(shown["acked"] == 3)
+
+        var refused: (any Error)?
+        do {
+            for try await _ in client.consume(group: "nope") {}
+        } catch {
+            refused = error
+        }
+        guard case .rejected(let reply)? = refused as? LogbookClientError else {
+            Issue.record("expected unknown_group, got \(String(describing: refused))")
+            return
+        }
+        #expect(reply.code == "unknown_group")
+    }
+
     // MARK: Helpers
 
     @discardableResult
