@@ -124,7 +124,7 @@ let package = Package(
             name: "LogbookBench",
             dependencies: [
                 "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookZMQ",
-                "CSQLite", "CPostgres",
+                "LogbookFeed", "CSQLite", "CPostgres",
             ],
             path: "Benchmarks/LogbookBench",
             swiftSettings: strictSettings),

@@ -5,7 +5,7 @@ public import LogbookJSON
 public struct BenchOptions: Sendable, Equatable {
     /// The parts of the bench, in the order they run.
     public enum Section: String, Sendable, CaseIterable, Comparable {
-        case replay, throughput, latency, feed, memory, curve, compare, scale
+        case replay, throughput, latency, feed, memory, groups, curve, compare, scale
 
         public static func < (lhs: Section, rhs: Section) -> Bool {
             allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
@@ -37,6 +37,10 @@ public struct BenchOptions: Sendable, Equatable {
     public var logStreams: Int
     /// Feed events a second during the feed latency run.
     public var feedEventsPerSecond: Double
+    /// Log positions each consumer-group run (and the raw feed beside it) goes through.
+    public var groupEvents: Int
+    /// Member counts of the groups section.
+    public var groupMembers: [Int]
     /// Worker counts of the scale section.
     public var workers: [Int]
     /// Feed events a second during the scale section's feed latency runs.
@@ -54,7 +58,8 @@ public struct BenchOptions: Sendable, Equatable {
             quick: quick, store: store, sections: Set(Section.allCases.filter { $0.store == store }),
             clients: [1, 8, 64], window: 16, loadThreads: 2, secondsPerRun: quick ? 1 : 5,
             logEvents: quick ? 20_000 : 1_000_000, logStreams: quick ? 2_000 : 100_000,
-            feedEventsPerSecond: quick ? 1_000 : 10_000, workers: [1, 2, 3],
+            feedEventsPerSecond: quick ? 1_000 : 10_000, groupEvents: quick ? 5_000 : 200_000,
+            groupMembers: [1, 2, 4], workers: [1, 2, 3],
             scaleFeedEventsPerSecond: quick ? 1_000 : 5_000, latencySamples: quick ? 200 : 10_000,
             outputPath: "bench-results.json", dataDirectory: nil)
     }
@@ -122,7 +127,8 @@ public struct BenchOptions: Sendable, Equatable {
             "sections": .array(sections.sorted().map { .string($0.rawValue) }),
             "clients": .array(clients.map(JSONValue.int)), "window": .int(window), "loadThreads": .int(loadThreads),
             "secondsPerRun": .double(secondsPerRun), "logEvents": .int(logEvents), "logStreams": .int(logStreams),
-            "feedEventsPerSecond": .double(feedEventsPerSecond), "workers": .array(workers.map(JSONValue.int)),
+            "feedEventsPerSecond": .double(feedEventsPerSecond), "groupEvents": .int(groupEvents),
+            "groupMembers": .array(groupMembers.map(JSONValue.int)), "workers": .array(workers.map(JSONValue.int)),
             "scaleFeedEventsPerSecond": .double(scaleFeedEventsPerSecond), "latencySamples": .int(latencySamples),
         ]
     }

@@ -52,7 +52,7 @@ struct BenchSession {
     /// Runs every section asked for, in order, recording failures as rows.
     mutating func runSections() {
         let sections = options.sections.sorted()
-        let needsLog = options.sections.contains(.replay) || options.sections.contains(.memory)
+        let needsLog = !options.sections.isDisjoint(with: [.replay, .memory, .groups])
         // compare and scale start servers of their own.
         let needsService = sections.contains { $0 != .compare && $0 != .scale }
         do throws(BenchError) {
@@ -83,6 +83,7 @@ struct BenchSession {
                 case .latency: try measureLatency()
                 case .feed: try measureFeed()
                 case .memory: try measureMemory()
+                case .groups: try measureGroups()
                 case .curve: try measureCurve()
                 case .compare: try measureCompare()
                 case .scale: try measureScale()

@@ -47,9 +47,29 @@ struct ControlClient: ~Copyable {
     mutating func requestBytes(_ type: RequestType, _ fields: JSONObject = [:], timeoutMilliseconds: Int)
         throws(BenchError) -> [UInt8]?
     {
+        try exchange(type.rawValue, fields, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// An admin request to the groups process (`CreateGroup`, `ShowGroup` …); its reply
+    /// object, `ok` or not, or nil when none came in time.
+    mutating func request(_ type: GroupRequestType, _ fields: JSONObject, timeoutMilliseconds: Int)
+        throws(BenchError) -> JSONObject?
+    {
+        guard let bytes = try exchange(type.rawValue, fields, timeoutMilliseconds: timeoutMilliseconds) else {
+            return nil
+        }
+        guard case .object(let reply)? = try? JSONParser.parse(bytes) else {
+            throw BenchError("\(endpoint) answered \(type.rawValue) with something that is not a JSON object")
+        }
+        return reply
+    }
+
+    private mutating func exchange(_ type: String, _ fields: JSONObject, timeoutMilliseconds: Int)
+        throws(BenchError) -> [UInt8]?
+    {
         counter += 1
         let id = "bench-control-\(counter)"
-        var document: JSONObject = ["id": .string(id), "type": .string(type.rawValue)]
+        var document: JSONObject = ["id": .string(id), "type": .string(type)]
         for (key, value) in fields { document[key] = value }
         let deadline = BenchClock.nanoseconds() + UInt64(timeoutMilliseconds) * 1_000_000
         let expectedPrefix = Array("{\"id\":\"\(id)\"".utf8)
@@ -66,7 +86,7 @@ struct ControlClient: ~Copyable {
                 }
             }
         } catch {
-            throw BenchError("\(type.rawValue) to \(endpoint): \(error)")
+            throw BenchError("\(type) to \(endpoint): \(error)")
         }
     }
 
