@@ -10,8 +10,9 @@
 /// member that left or went silent is delivered again, and after `maxDeliver` deliveries it
 /// is parked: its stream waits, the others go on. The checkpoint is the position before the
 /// smallest pending event. Memory stays bounded: the group takes events from the log only
-/// while fewer than `window` wait in memory, and a stream keeps at most `laneMemoryLimit` of
-/// its events in memory (the rest stay in the store, `refillsNeeded`).
+/// while fewer than `window` wait in memory and fewer than `pendingLimit` are pending, and a
+/// stream keeps at most `laneMemoryLimit` of its events in memory (the rest stay in the
+/// store, `refillsNeeded`).
 public struct ConsumerGroup {
     /// Events of one stream held in memory at most; the rest wait in the store.
     public static let laneMemoryLimit = 16
@@ -53,8 +54,15 @@ public struct ConsumerGroup {
 
     // MARK: What the group holds
 
+    /// Pending events (in memory or in the store) per event of `window` beyond which the group
+    /// takes nothing more from the log: a few long streams, or a parked event's stream, fill
+    /// the store and not memory, but each pending position still costs a few bytes here.
+    public static let pendingPerWindow = 100
+    /// Pending events beyond which the group takes nothing more from the log.
+    public var pendingLimit: Int { window * Self.pendingPerWindow }
+
     /// Whether the group takes more events from the log now.
-    public var wantsEvents: Bool { queuedInMemory < window }
+    public var wantsEvents: Bool { queuedInMemory < window && pendingPositions.count < pendingLimit }
     public var memberCount: Int { members.count }
     public var inFlightCount: Int { inFlight.count }
     public var pendingCount: Int { pendingPositions.count }

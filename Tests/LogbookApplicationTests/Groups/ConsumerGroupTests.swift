@@ -165,6 +165,25 @@ struct ConsumerGroupTests {
         #expect(group.wantsEvents)
     }
 
+    @Test func aLongStreamBehindAParkedEventFillsThePendingLimitAndNoMore() {
+        var group = makeGroup(maxDeliver: 1, window: ConsumerGroup.laneMemoryLimit + 4)
+        group.offer([event(1, "user-a")], through: 1)
+        group.join(ann, now: 0)
+        _ = group.takeDeliveries(now: 0)
+        _ = group.nack(1, from: ann, reason: "poison", now: 0)
+        #expect(group.parked.map(\.position) == [1])
+        // The parked stream's later events wait in the store, not in memory: memory has room,
+        // but the pending events reached the limit.
+        let limit = group.pendingLimit
+        group.offer((2...limit).map { event(Int64($0), "user-a") }, through: Int64(limit))
+        #expect(group.queuedInMemory == ConsumerGroup.laneMemoryLimit)
+        #expect(group.pendingCount == limit)
+        #expect(!group.wantsEvents)
+        let skipped = group.skip(1)
+        #expect(skipped)
+        #expect(group.wantsEvents)
+    }
+
     @Test func aLongStreamKeepsFewEventsInMemoryAndIsRefilledInOrder() {
         var group = makeGroup()
         let count = ConsumerGroup.laneMemoryLimit + 5
