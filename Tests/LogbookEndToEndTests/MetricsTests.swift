@@ -5,21 +5,25 @@ import LogbookJSON
 import LogbookZMQ
 import Testing
 
-/// `--metrics`: real worker and query processes serve Prometheus's text format over HTTP;
-/// curl scrapes it, `promtool check metrics` accepts it, and the figures move with the
+/// `--metrics`: real worker, query and groups processes serve Prometheus's text format over
+/// HTTP; curl scrapes it, `promtool check metrics` accepts it, and the figures move with the
 /// commands and queries sent, agreeing with `Status`.
 @Suite("End to end: metrics", .serialized)
 struct MetricsTests {
-    @Test("worker and query metrics move as commands and queries are served, agree with Status, and pass promtool")
+    @Test(
+        "worker, query and groups metrics move as commands and queries are served, agree with Status, and pass promtool"
+    )
     func scrape() async throws {
-        let ports = try FreePorts.take(2)
+        let ports = try FreePorts.take(3)
         let workerMetrics = "127.0.0.1:\(ports[0])"
         let queryMetrics = "127.0.0.1:\(ports[1])"
+        let groupsMetrics = "127.0.0.1:\(ports[2])"
         let cluster = try ServiceCluster()
         cluster.workerFlags = ["--metrics", workerMetrics]
         cluster.queryFlags = ["--metrics", queryMetrics]
         try await cluster.startWorker()
         try await cluster.startQuery()
+        try await cluster.startGroups(["--metrics", groupsMetrics])
         let client = try cluster.client()
         defer { client.close() }
 
@@ -91,9 +95,26 @@ struct MetricsTests {
         let one = await eventually { (try? await Scrape.of(workerMetrics).value("logbook_feed_subscribers")) == 1 }
         #expect(one, "a subscriber that left is no longer counted")
 
+        // A group with no member takes the product event from the log and holds it pending,
+        // its checkpoint just before it.
+        let created = try await cluster.run(["groups", "create", "shop", "--topics", "products"])
+        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        let taken = await eventually {
+            (try? await Scrape.of(groupsMetrics).value("logbook_group_pending{group=\"shop\"}")) == 1
+        }
+        #expect(taken, "the group did not take the product event")
+        let groups = try await Scrape.of(groupsMetrics)
+        #expect(groups.value("logbook_group_checkpoint{group=\"shop\"}") == Double(last - 1))
+        #expect((groups.value("logbook_group_lag{group=\"shop\"}") ?? 0) >= 1)
+        #expect(groups.value("logbook_group_members{group=\"shop\"}") == 0)
+        #expect(groups.value("logbook_group_in_flight{group=\"shop\"}") == 0)
+        #expect(groups.value("logbook_group_parked{group=\"shop\"}") == 0)
+        #expect(groups.value("logbook_group_deliveries_total{group=\"shop\"}") == 0)
+        #expect((groups.value("logbook_uptime_seconds") ?? -1) >= 0)
+
         // Every metric the dashboard and the alert rules in deploy/ use is one the processes serve.
         let served = Set(
-            (worker.text + query.text).split(separator: "\n").compactMap { line in
+            (worker.text + query.text + groups.text).split(separator: "\n").compactMap { line in
                 line.hasPrefix("# TYPE ") ? line.split(separator: " ")[2] : nil
             }.map(String.init))
         for file in ["grafana/logbook-dashboard.json", "prometheus/logbook-alerts.yml"] {
@@ -105,7 +126,7 @@ struct MetricsTests {
             }
         }
 
-        for scrape in [before, worker, query] {
+        for scrape in [before, worker, query, groups] {
             let check = try await scrape.promtool()
             #expect(check.status == 0 && check.output.isEmpty, "promtool: \(check.output)\n\(scrape.text)")
         }
