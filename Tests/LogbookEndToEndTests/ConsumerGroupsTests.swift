@@ -160,6 +160,15 @@ struct ConsumerGroupsTests {
         #expect(reply["result"]?.objectValue?["stale"] == [.int(Int(fresh))])
         #expect(reply["result"]?.objectValue?["acked"] == [])
         #expect(try await checkpoint(cluster, "late") == checkpointBefore)
+        // A second groups process on the same data directory (another endpoint) is refused.
+        let second = try await runLogbook([
+            "run", "groups", "--data-dir", cluster.directory.appendingPathComponent("groups").path, "--groups",
+            "tcp://127.0.0.1:\(try FreePorts.take(1)[0])", "--feed", cluster.feed, "--log", cluster.log,
+        ])
+        #expect(second.status == 3)
+        #expect(second.stderr.contains("another process (pid "), "\(second.stderr)")
+        #expect(second.stderr.contains("serves \(cluster.directory.appendingPathComponent("groups").path)"))
+
         let deleted = try await cluster.run(["groups", "delete", "late"])
         #expect(deleted.status == 0)
         let listed = try await cluster.run(["groups", "list"])

@@ -33,10 +33,11 @@ struct RunCommand: ConfiguredCommand {
                     when given) in position order and publishes it as a SQLite worker does.
             query:  binds --queries, connects to --feed and --log; keeps DIR/readmodels-N.sqlite3.
             groups: binds --groups, connects to --feed and --log; keeps the groups' progress in
-                    DIR/groups.sqlite3 (one groups process per data directory).
+                    DIR/groups.sqlite3 (a second groups process on it is refused), or with
+                    --store postgresql://… in tables beside the log (run one per database).
             With --curve-secret and --clients every socket it binds is a CURVE server that admits
             only the keys in --clients (SIGHUP reads that folder again). --curve-key and
-            --server-key are a query process's key towards the worker (or feed), and a
+            --server-key are a query or groups process's key towards the worker (or feed), and a
             PostgreSQL worker's towards the feed processes' --hints.
             Under systemd (NOTIFY_SOCKET set, Type=notify) it says READY=1 once every socket is bound
             and its store open, STOPPING=1 on SIGTERM, and with WatchdogSec= its serving loops send
@@ -214,11 +215,16 @@ extension RunCommand {
     {
         let open: @Sendable () throws(GroupStoreError) -> any GroupStore
         let description: String
+        let path = configuration.path("groups.sqlite3")
+        // Held by the opener, which the groups process keeps for its whole life.
+        let lock = configuration.storage.store == .sqlite ? try ServingLock(path: path + "-serving", what: path) : nil
         do {
             switch configuration.storage.store {
             case .sqlite:
-                let path = configuration.path("groups.sqlite3")
-                open = { () throws(GroupStoreError) -> any GroupStore in try SQLiteGroupStore(path: path) }
+                open = { () throws(GroupStoreError) -> any GroupStore in
+                    withExtendedLifetime(lock) {}
+                    return try SQLiteGroupStore(path: path)
+                }
                 _ = try open()
                 description = path
             case .postgres(let connectionString):
