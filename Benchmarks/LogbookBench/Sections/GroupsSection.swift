@@ -75,7 +75,9 @@ extension BenchSession {
         var client = try ControlClient(context, endpoint: endpoint)
         let deadline = BenchClock.nanoseconds() + UInt64(LogbookService.startupMilliseconds) * 1_000_000
         while BenchClock.nanoseconds() < deadline {
-            guard children.isRunning(pid) else { throw BenchError("the groups process ended:\n\(children.logTail(pid))") }
+            guard children.isRunning(pid) else {
+                throw BenchError("the groups process ended:\n\(children.logTail(pid))")
+            }
             if try client.request(.listGroups, [:], timeoutMilliseconds: 200) != nil { return (pid, endpoint) }
         }
         throw BenchError("the groups process did not answer within \(LogbookService.startupMilliseconds / 1000) s")

@@ -8,6 +8,8 @@ import LogbookDomain
 /// group or a recorded attempt is durable. When a commit fails, the groups are read back
 /// from the store (what the failed turn did is forgotten; members stay, their deliveries are
 /// made again) and the error is thrown for the caller to answer the turn's requests with.
+/// When even that read fails, every request is answered `unavailable` and each turn reads
+/// the store again until it can: no group is ever reported missing for a store's trouble.
 public final class GroupDispatcher {
     private let store: any GroupStore
     /// Events a group holds in memory before it takes no more from the log.
@@ -15,6 +17,10 @@ public final class GroupDispatcher {
     public let memberTimeoutMilliseconds: Int64
     private var groups: [GroupName: ConsumerGroup] = [:]
     private var pendingChanges = GroupChanges()
+    /// Why the groups could not be read back after a failed commit; nil when they are in memory.
+    private var unreadable: GroupStoreError?
+    /// Members of each group when the store became unreadable, to join again once it is read.
+    private var membersToRestore: [GroupName: [MemberId]] = [:]
     /// Pending events read back per store read when a group is loaded.
     static let restorePage = 1_000
 
@@ -54,6 +60,7 @@ public final class GroupDispatcher {
     /// Creates a group from a new record (its checkpoint is where it starts: it takes the
     /// events of its categories after it).
     public func create(_ record: GroupRecord) throws(ServiceError) {
+        try ensureReadable()
         let name = record.name
         guard groups[name] == nil else {
             throw ServiceError(
@@ -165,6 +172,16 @@ public final class GroupDispatcher {
     /// and committing again when that gave a stream its next event). The deliveries returned
     /// may be sent, and the turn's replies given, once this returns.
     public func finishTurn(now: Int64) throws(GroupStoreError) -> [GroupDelivery] {
+        if let unreadable {
+            do {
+                try load()
+            } catch {
+                throw unreadable
+            }
+            self.unreadable = nil
+            rejoin(membersToRestore, now: now)
+            membersToRestore = [:]
+        }
         for name in groups.keys { groups[name]?.tick(now: now) }
         var deliveries: [GroupDelivery] = []
         repeat {
@@ -209,21 +226,34 @@ public final class GroupDispatcher {
     /// After a failed commit: the groups as the store has them, with the same members.
     private func recover(from error: GroupStoreError, now: Int64) throws(GroupStoreError) {
         let members = groups.mapValues { $0.memberIds }
+        pendingChanges = GroupChanges()
         do {
             try load()
         } catch {
             groups = [:]
+            unreadable = error
+            membersToRestore = members
             throw error
         }
+        rejoin(members, now: now)
+        throw error
+    }
+
+    private func rejoin(_ members: [GroupName: [MemberId]], now: Int64) {
         for (name, ids) in members {
             for member in ids { groups[name]?.join(member, now: now) }
         }
-        throw error
+    }
+
+    /// Refuses a request while the groups could not be read back from the store.
+    private func ensureReadable() throws(ServiceError) {
+        guard unreadable == nil else { throw ServiceError(.unavailable, "the group store is unavailable; try again") }
     }
 
     // MARK: Helpers
 
     private func group(_ name: GroupName) throws(ServiceError) -> ConsumerGroup {
+        try ensureReadable()
         guard let group = groups[name] else { throw Self.unknownGroup(name) }
         return group
     }
@@ -231,6 +261,7 @@ public final class GroupDispatcher {
     private func changing<Result>(_ name: GroupName, _ body: (inout ConsumerGroup) throws(ServiceError) -> Result)
         throws(ServiceError) -> Result
     {
+        try ensureReadable()
         guard var group = groups.removeValue(forKey: name) else { throw Self.unknownGroup(name) }
         defer { groups[name] = group }
         return try body(&group)

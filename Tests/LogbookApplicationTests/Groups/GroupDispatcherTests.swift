@@ -92,6 +92,30 @@ struct GroupDispatcherTests {
         #expect(try store.groups().map(\.checkpoint) == [1])
     }
 
+    @Test func aStoreThatCannotBeReadBackMakesEveryRequestUnavailableUntilItCan() throws {
+        let store = ScriptedGroupStore()
+        let dispatcher = try GroupDispatcher(store: store)
+        try dispatcher.create(record())
+        dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
+        try dispatcher.join(mailer, member: ann, now: 0)
+        _ = try dispatcher.finishTurn(now: 0)
+
+        store.failNextCommit = true
+        store.failReads = true
+        _ = try dispatcher.ack([1], in: mailer, from: ann, now: 1)
+        #expect(throws: GroupStoreError.unavailable("the disk is away")) { try dispatcher.finishTurn(now: 1) }
+        // Not "unknown group": the groups are there, the store cannot be read right now.
+        let refusal = #expect(throws: ServiceError.self) { try dispatcher.heartbeat(mailer, member: ann, now: 2) }
+        #expect(refusal?.code == .unavailable)
+        #expect(throws: GroupStoreError.unavailable("the disk is away")) { try dispatcher.finishTurn(now: 2) }
+
+        store.failReads = false
+        let again = try dispatcher.finishTurn(now: 3)
+        #expect(again.map(\.position) == [1])
+        #expect(again.map(\.attempt) == [2])
+        try dispatcher.heartbeat(mailer, member: ann, now: 3)
+    }
+
     @Test func aGroupCreatedAndDeletedInOneTurnLeavesNoTrace() throws {
         let store = ScriptedGroupStore()
         let dispatcher = try GroupDispatcher(store: store)
@@ -136,9 +160,14 @@ struct GroupDispatcherTests {
 final class ScriptedGroupStore: GroupStore {
     private let inner = InMemoryGroupStore()
     var failNextCommit = false
+    /// While set, reading the groups back fails.
+    var failReads = false
     private(set) var commits = 0
 
-    func groups() throws(GroupStoreError) -> [GroupRecord] { try inner.groups() }
+    func groups() throws(GroupStoreError) -> [GroupRecord] {
+        if failReads { throw .unavailable("the disk is away") }
+        return try inner.groups()
+    }
 
     func pending(of group: GroupName, stream: String?, after: Int64, limit: Int) throws(GroupStoreError)
         -> [PendingEvent]
