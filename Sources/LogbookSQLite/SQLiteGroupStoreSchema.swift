@@ -44,8 +44,10 @@ enum SQLiteGroupStoreSchema {
             SELECT position, stream, attempts, parked, last_failure, payload FROM pending
             WHERE group_name = ?1 AND position > ?2 ORDER BY position LIMIT ?3
             """
+        /// Through the stream's index: without statistics the planner may walk the primary
+        /// key in position order instead, reading every pending event after `position`.
         static let pendingOfStream = """
-            SELECT position, stream, attempts, parked, last_failure, payload FROM pending
+            SELECT position, stream, attempts, parked, last_failure, payload FROM pending INDEXED BY pending_by_stream
             WHERE group_name = ?1 AND stream = ?4 AND position > ?2 ORDER BY position LIMIT ?3
             """
         static let parkedCount = "SELECT count(*) FROM pending WHERE group_name = ?1 AND parked = 1"

@@ -61,7 +61,7 @@ extension BenchCommand {
               latency     p50/p99/p99.9 for one client and at half the peak throughput
               feed        reply → feed message and send → feed message, p50/p99
               memory      peak RSS of the worker and the query process
-              groups      positions/s a consumer group's 1, 2 and 4 members ack, beside a
+              groups      events/s a consumer group's 1, 2 and 4 members get and ack, beside a
                           raw feed subscriber; the groups process's peak RSS with a group
                           the whole log behind
               curve       commands/s (64 clients) and feed messages/s with CURVE on, beside

@@ -7,41 +7,43 @@ import LogbookZMQ
 extension BenchSession {
     /// Section: consumer groups. A `logbook run groups` beside the service follows the
     /// generated log. Baseline: a raw feed subscriber (`FeedFollower`, what `subscribe`
-    /// runs) reading the log's first positions from position 1. Then, for each member count,
-    /// a group created at position 1 with that many members acknowledging what they get:
-    /// log positions a second until the group's durable checkpoint passes the same
-    /// positions. Last, one group created at position 1 with no member, so the whole log
-    /// is behind it, and the groups process's peak memory.
+    /// runs) reading the log from position 1: events a second over the first `groupEvents`
+    /// events. Then, for each member count, a group created at position 1 with that many
+    /// members acknowledging what they get: events a second until the group has counted
+    /// `groupEvents` acknowledgements (each durable before it was confirmed). Last, one
+    /// group created at position 1 with no member, so the whole log is behind it, and the
+    /// groups process's peak memory.
     mutating func measureGroups() throws(BenchError) {
         let service = try runningService()
         let head = try status(of: service.endpoints.commands)["head"]?.intValue ?? 0
-        let positions = min(head, options.groupEvents)
-        guard positions > 0 else { throw BenchError("the log is empty: the groups section reads the generated log") }
+        let events = min(head / 2, options.groupEvents)
+        guard events > 0 else { throw BenchError("the log is empty: the groups section reads the generated log") }
         let groups = try startGroupsProcess(service)
         defer { _ = children.stop(groups.pid) }
         var admin = try ControlClient(context, endpoint: groups.endpoint)
 
-        progress("bench: groups: the raw feed through \(positions) positions")
-        let raw = try rawFeedRate(service.endpoints, through: positions)
-        let baseline = BenchFigure.Baseline("raw feed subscriber, positions/s", raw)
+        progress("bench: groups: the raw feed, \(events) events")
+        let raw = try rawFeedRate(service.endpoints, events: events)
+        let baseline = BenchFigure.Baseline("raw feed subscriber, events/s", raw)
         for count in options.groupMembers {
-            progress("bench: groups: \(count) member\(count == 1 ? "" : "s") through \(positions) positions")
+            progress("bench: groups: \(count) member\(count == 1 ? "" : "s"), \(events) events acknowledged")
             let name = "bench-\(count)"
             try createGroup(name, &admin)
             let members = GroupMembers(count: count, context: context, endpoint: groups.endpoint, group: name)
             let started = members.go()
-            let reached = try waitForCheckpoint(name, atLeast: positions, &admin)
+            let shown = try waitForAcks(name, atLeast: events, &admin)
             let seconds = BenchClock.seconds(since: started)
             let handled = try members.finish()
-            let shown = try showGroup(name, &admin)
+            let acked = shown["acked"]?.intValue ?? 0
             _ = try admin.request(.deleteGroup, ["group": .string(name)], timeoutMilliseconds: 30_000)
             figures.append(
                 BenchFigure(
-                    section: "groups", name: "\(count) member\(count == 1 ? "" : "s"): positions acked/s",
-                    value: Double(reached) / seconds, unit: .perSecond, baselines: [baseline],
+                    section: "groups", name: "\(count) member\(count == 1 ? "" : "s"): events delivered and acked/s",
+                    value: Double(acked) / seconds, unit: .perSecond, baselines: [baseline],
                     target: count == 4 ? .init(.atLeast, raw * 0.5, "≥ 0.5 × the raw feed") : nil,
                     details: [
-                        "positions": .int(reached), "seconds": .double(seconds),
+                        "acked": .int(acked), "seconds": .double(seconds),
+                        "checkpoint": shown["checkpoint"] ?? .null,
                         "handledPerMember": .array(handled.map(JSONValue.int)),
                         "delivered": shown["delivered"] ?? .null, "redelivered": shown["redelivered"] ?? .null,
                     ]))
@@ -83,20 +85,18 @@ extension BenchSession {
         throw BenchError("the groups process did not answer within \(LogbookService.startupMilliseconds / 1000) s")
     }
 
-    /// Reads the log with a feed subscriber from position 1 until its cursor passes
-    /// `positions`; positions a second.
-    private func rawFeedRate(_ endpoints: ServiceEndpoints, through positions: Int) throws(BenchError) -> Double {
+    /// Reads the log with a feed subscriber from position 1 until it has handed out
+    /// `events` events; events a second.
+    private func rawFeedRate(_ endpoints: ServiceEndpoints, events wanted: Int) throws(BenchError) -> Double {
         do {
             var follower = try FeedFollower(
                 context, feed: endpoints.feed, log: endpoints.log, topics: FeedTopic.allCases, cursor: 0)
             let started = BenchClock.nanoseconds()
             var events = 0
-            while follower.cursor < Int64(positions) {
+            while events < wanted {
                 events += try follower.waitForNext(timeoutMilliseconds: 1_000).batch.events.count
             }
-            let seconds = BenchClock.seconds(since: started)
-            guard events > 0 else { throw BenchError("the raw feed handed out no event") }
-            return Double(follower.cursor) / seconds
+            return Double(events) / BenchClock.seconds(since: started)
         } catch let error as BenchError {
             throw error
         } catch {
@@ -122,17 +122,18 @@ extension BenchSession {
         return result
     }
 
-    /// Polls the group until its checkpoint is at least `positions`; returns the checkpoint.
-    private func waitForCheckpoint(_ name: String, atLeast positions: Int, _ admin: inout ControlClient)
-        throws(BenchError) -> Int
+    /// Polls the group until it has counted at least `events` acknowledgements; returns
+    /// the group document that showed it.
+    private func waitForAcks(_ name: String, atLeast events: Int, _ admin: inout ControlClient)
+        throws(BenchError) -> JSONObject
     {
         let deadline = BenchClock.nanoseconds() + 1_200_000_000_000
         while BenchClock.nanoseconds() < deadline {
-            let checkpoint = try showGroup(name, &admin)["checkpoint"]?.intValue ?? 0
-            if checkpoint >= positions { return checkpoint }
+            let shown = try showGroup(name, &admin)
+            if (shown["acked"]?.intValue ?? 0) >= events { return shown }
             BenchClock.sleep(milliseconds: options.quick ? 5 : 20)
         }
-        throw BenchError("group \(name) did not pass \(positions) positions within 20 minutes")
+        throw BenchError("group \(name) did not count \(events) acknowledgements within 20 minutes")
     }
 
     /// Polls the member-less group until the events it holds stop growing (it took what

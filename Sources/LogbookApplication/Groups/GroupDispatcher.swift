@@ -128,7 +128,7 @@ public final class GroupDispatcher {
 
     /// The member's connection is gone: it leaves every group it was in.
     public func disconnected(_ member: MemberId) {
-        for name in groups.keys where groups[name]?.isMember(member) == true {
+        for name in groupNames where groups[name]?.isMember(member) == true {
             groups[name]?.leave(member, reason: "the member's connection is gone")
         }
     }
@@ -182,10 +182,10 @@ public final class GroupDispatcher {
             rejoin(membersToRestore, now: now)
             membersToRestore = [:]
         }
-        for name in groups.keys { groups[name]?.tick(now: now) }
+        for name in groupNames { groups[name]?.tick(now: now) }
         var deliveries: [GroupDelivery] = []
         repeat {
-            for name in groups.keys {
+            for name in groupNames {
                 deliveries += groups[name]?.takeDeliveries(now: now) ?? []
                 guard let progress = groups[name]?.takeChanges(), !progress.isEmpty else { continue }
                 pendingChanges.groups[name] = progress
@@ -207,7 +207,7 @@ public final class GroupDispatcher {
     /// when some stream got events.
     private func refill() throws(GroupStoreError) -> Bool {
         var refilled = false
-        for name in groups.keys {
+        for name in groupNames {
             guard let streams = groups[name]?.refillsNeeded, !streams.isEmpty else { continue }
             for stream in streams {
                 guard let after = groups[name]?.pendingNeeded(for: stream) else {
@@ -251,6 +251,10 @@ public final class GroupDispatcher {
     }
 
     // MARK: Helpers
+
+    /// The groups' names as an array of their own: a loop over `groups.keys` would keep the
+    /// dictionary shared while it changes a group in place, and so copy every group it touches.
+    private var groupNames: [GroupName] { Array(groups.keys) }
 
     private func group(_ name: GroupName) throws(ServiceError) -> ConsumerGroup {
         try ensureReadable()
