@@ -144,10 +144,17 @@ struct GroupsLoop: ServingLoop, ~Copyable {
 
     /// Hands each group with room the events its follower has: a page of the log while it
     /// catches up, or the live messages waiting; a group quiet for too long reads the log
-    /// once (a lost last feed message has nothing after it to reveal it).
+    /// once (a lost last feed message has nothing after it to reveal it). Once one read
+    /// finds the log away, the other groups wait for the retry too: each read would block
+    /// the one thread for the log's whole timeout, and members' messages with it.
     private mutating func takeEvents(readable: Set<GroupName>) {
+        var logAway = false
         for (name, box) in followers where dispatcher.wantsEvents(name) {
             let now = MonotonicClock.milliseconds()
+            if logAway {
+                box.retryAt = max(box.retryAt, now + Self.logRetryMilliseconds)
+                continue
+            }
             if !box.follower.needsCatchUp, !readable.contains(name) {
                 guard now - box.lastHeard >= Int64(idleCatchUpMilliseconds) else { continue }
                 box.follower.requestCatchUp()
@@ -169,6 +176,7 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                 }
                 dispatcher.offer(events, through: batch.through, to: name)
             } catch {
+                logAway = true
                 box.retryAt = now + Self.logRetryMilliseconds
                 box.follower.requestCatchUp()
                 diagnostics.warning("groups: cannot read the log", ["group": name.rawValue, "error": "\(error)"])

@@ -3,7 +3,7 @@ import LogbookMetrics
 import Synchronization
 
 /// The groups process's numbers, shared by its loop (which stores a snapshot of every group
-/// once per turn that changed something) and the metrics endpoint (which reads it).
+/// once per turn) and the metrics endpoint (which reads it).
 final class GroupsMetrics: Sendable {
     /// One group as the last turn left it, with the log's head as its follower last saw it.
     struct GroupFigures: Sendable, Equatable {
