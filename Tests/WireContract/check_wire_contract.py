@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Wire contract test: the real service against the JSON Schemas in schemas/.
 
-Starts `logbook run worker` and `logbook run query` (LOGBOOK_BIN, default
-.build/debug/logbook under the repository root) on free loopback ports in a temporary
+Starts `logbook run worker`, `logbook run query` and `logbook run groups` (LOGBOOK_BIN,
+default .build/debug/logbook under the repository root) on free loopback ports in a temporary
 folder, subscribes to the whole feed, then drives every command, query, ReadLog, Status
-and Rebuild over REQ and DEALER sockets, successes and every error code that can be
-provoked (scenario.py). Everything sent and received is validated against its schema
+and Rebuild, and every request of the groups socket (admins' and members'), over REQ and
+DEALER sockets, successes and every error code that can be provoked (scenario.py).
+Everything sent and received, the deliveries to group members included, is validated against its schema
 with jsonschema's Draft202012Validator; every kind seen must have a schema, every kind
 listed in message_checks.py must have been seen, and the schemas must reject `{}`, `[]`,
 `"x"` and mutated copies of real messages (strictness.py).
@@ -16,7 +17,8 @@ jsonschema or pyzmq).
 
 With --curve the service runs with CURVE keys and an allow-list (made by `logbook keygen`
 and, for the reader, by pyzmq), every socket of the test is a CURVE client, and each role's
-`unauthorized` replies are checked too.
+`unauthorized` replies are checked too (group members are readers: a reader consumes but
+does not manage groups, a writer does neither).
 
     LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py
     LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.py --curve
@@ -99,7 +101,7 @@ def main() -> int:
                 completed = True
             except (ScenarioFailure, WireFailure, ServiceError) as error:
                 failures.append(f"scenario: {error}")
-                for role in ("worker", "query"):
+                for role in ("worker", "query", "groups"):
                     failures.append(f"last lines of the {role}'s log:\n{service.log_tail(role)}")
     finally:
         client.close()
@@ -112,6 +114,8 @@ def main() -> int:
 
     for exchange in client.exchanges:
         check.check_exchange(exchange)
+    for delivery in client.deliveries:
+        check.check_delivery(delivery)
     if feed is not None and scenario is not None and scenario.log_events:
         check.check_feed(feed.messages, scenario.log_events)
     if completed:  # after an aborted run, missing kinds say nothing new
@@ -135,11 +139,12 @@ def main() -> int:
 
 def _summary(schemas, check, client, feed, samples, mutation_count, ran_seconds, total_seconds):
     print(f"wire contract{' (CURVE)' if check.curve else ''}: {len(schemas.documents)} schema files; {len(client.exchanges)} requests and replies, "
+          f"{len(client.deliveries)} group deliveries, "
           f"{len(feed.messages) if feed else 0} feed messages; service part {ran_seconds:.1f} s, "
           f"total {total_seconds:.1f} s")
     groups = {}
     for kind, count in sorted(check.counts.items()):
-        group, _, rest = kind.partition(" ") if kind.split(" ", 1)[0] in ("request", "reply", "via") else \
+        group, _, rest = kind.partition(" ") if kind.split(" ", 1)[0] in ("request", "reply", "result", "via") else \
             kind.partition(":")
         groups.setdefault(group, []).append(f"{rest} {count}")
     for group, entries in groups.items():

@@ -2,9 +2,11 @@
 and checks that each kind has a schema and that every kind that should have been seen was.
 
 Kinds: `request command:<type>`, `request query:<type>`, `request ReadLog`, `request
-Status`, `request Rebuild`; `reply command:ok`, `reply query:<type>`, `reply log:ok`,
-`reply worker-status`, `reply query-status`, `reply rebuild`, `reply <socket>:error:<code>`;
-`event:<type>` (every envelope in a command or ReadLog reply); `feed:<type>`.
+Status`, `request Rebuild`, `request group:<type>`; `reply command:ok`, `reply query:<type>`,
+`reply log:ok`, `reply worker-status`, `reply query-status`, `reply rebuild`, `reply
+group:<type>` (and `result group:<type>`, its result alone), `reply groups-status`, `reply
+<socket>:error:<code>`; `event:<type>` (every envelope in a command or ReadLog reply);
+`feed:<type>`; `group:Deliver` (what a member of a consumer group receives).
 """
 
 import collections
@@ -19,6 +21,10 @@ EVENT_TYPES = ["UserRegistered", "UserProfileUpdated", "SubscriptionChanged", "U
                "PostEdited", "PostDeleted", "ProductAdded", "ProductUpdated", "ProductRestocked", "ProductRemoved",
                "ProductPurchased", "OrderPlaced", "EmailClaimed", "EmailReleased"]
 FEED_EVENT_TYPES = EVENT_TYPES[:13]
+GROUP_MEMBER_TYPES = ["Join", "Heartbeat", "Ack", "Nack", "Leave"]
+GROUP_ADMIN_TYPES = ["CreateGroup", "ListGroups", "ShowGroup", "DeleteGroup", "ListParked", "RetryParked",
+                     "SkipParked"]
+GROUP_TYPES = GROUP_MEMBER_TYPES + GROUP_ADMIN_TYPES  # and Status, which every request socket serves
 TOPIC_OF_CATEGORY = {"user": "users", "post": "posts", "product": "products", "order": "orders"}
 
 # Error codes each socket must have been made to answer. `unauthorized` is on no list: it
@@ -28,9 +34,11 @@ EXPECTED_ERRORS = {
                 "insufficient_stock", "wrong_expected_version", "unknown_type", "malformed_request"],
     "query": ["invalid_input", "not_found", "unknown_type", "malformed_request", "timeout", "unavailable"],
     "log": ["invalid_input", "unknown_type", "malformed_request", "internal"],
+    "group": ["invalid_input", "not_found", "already_exists", "unknown_type", "malformed_request", "unknown_group",
+              "stale_delivery", "not_a_member"],
 }
 UNREACHABLE_CODES = {"unauthorized": "only with CURVE (run with --curve)"}
-SOCKET_KIND = {"commands": "command", "queries": "query", "log": "log"}
+SOCKET_KIND = {"commands": "command", "queries": "query", "log": "log", "groups": "group"}
 
 
 def expected_kinds() -> list[str]:
@@ -38,9 +46,12 @@ def expected_kinds() -> list[str]:
     kinds += ["request ReadLog", "request Status", "request Rebuild"]
     kinds += ["reply command:ok", "reply log:ok", "reply worker-status", "reply query-status", "reply rebuild"]
     kinds += [f"reply query:{t}" for t in QUERY_TYPES]
+    kinds += [f"{part} group:{t}" for part in ("request", "reply", "result") for t in GROUP_TYPES]
+    kinds += ["reply groups-status", "group:Deliver"]
     kinds += [f"reply {socket}:error:{code}" for socket, codes in EXPECTED_ERRORS.items() for code in codes]
     kinds += [f"event:{t}" for t in EVENT_TYPES] + [f"feed:{t}" for t in FEED_EVENT_TYPES]
-    kinds += [f"via {socket} {via}" for socket in ("commands", "queries", "log") for via in ("REQ", "DEALER")]
+    kinds += [f"via {socket} {via}" for socket in ("commands", "queries", "log", "groups")
+              for via in ("REQ", "DEALER")]
     return kinds
 
 
@@ -114,8 +125,9 @@ class CaptureCheck:
                                      f"    request: {json.dumps(request, ensure_ascii=False)[:300]}")
             if reply.get("ok") is True and ":" in kind:
                 family, request_type = kind.split(" ", 1)[1].split(":", 1)
-                data_schema = (f"commands/{request_type}.schema.json" if family == "command"
-                               else f"queries/{request_type}.data.schema.json")
+                data_schema = {"command": f"commands/{request_type}.schema.json",
+                               "group": f"groups/{request_type}.request.schema.json"}.get(
+                                   family, f"queries/{request_type}.data.schema.json")
                 if not self.schemas.has(data_schema):
                     self.failures.append(f"{what} the service accepted a {kind}, which has no schema {data_schema}")
             if exchange.expect.request_valid:
@@ -157,6 +169,12 @@ class CaptureCheck:
             self._sample(reply_kind, reply_schema, reply)
         if reply.get("ok") is True and socket == "queries" and request_type in QUERY_TYPES:
             self._validate(f"queries/{request_type}.result.schema.json", reply["result"], what + " result")
+        if reply.get("ok") is True and socket == "groups" and request_type in GROUP_TYPES:
+            result_schema = f"groups/{request_type}.result.schema.json"
+            result_kind = f"result group:{request_type}"
+            self.counts[result_kind] += 1
+            if self._validate(result_schema, reply["result"], what + " result"):
+                self._sample(result_kind, result_schema, reply["result"])
         if reply.get("ok") is True and "events" in reply:
             self._events(reply, what)
             if socket == "commands" and reply["events"] and reply["events"][-1]["position"] != reply["position"]:
@@ -170,6 +188,20 @@ class CaptureCheck:
                 self.failures.append(f"{what} event type {event_type!r} has no schema events/{event_type}.schema.json")
             self.counts[kind] += 1
             self._sample(kind, "event-envelope.schema.json", envelope)
+
+    # ------------------------------------------------------------------ consumer groups
+    def check_delivery(self, delivery):
+        """A message a member received unasked: one Deliver of its group, the envelope's position."""
+        what = f"[Deliver {delivery.frames[-1][:80]!r} to {delivery.label}]"
+        message = delivery.message
+        self.counts["group:Deliver"] += 1
+        if self._validate("group-delivery.schema.json", message, what):
+            self._sample("group:Deliver", "group-delivery.schema.json", message)
+        else:
+            return
+        if message["position"] != message["event"]["position"]:
+            self.failures.append(f"{what} position {message['position']} is not its event's "
+                                 f"{message['event']['position']}")
 
     # ------------------------------------------------------------------ the feed
     def check_feed(self, messages: list, log_events: list):
@@ -219,7 +251,8 @@ class CaptureCheck:
 
     # ------------------------------------------------------------------ coverage
     def check_coverage(self):
-        extra = [f"reply {socket}:error:unauthorized" for socket in ("command", "query", "log")] if self.curve else []
+        extra = [f"reply {socket}:error:unauthorized" for socket in ("command", "query", "log", "group")] \
+            if self.curve else []
         for kind in expected_kinds() + extra:
             if self.counts[kind] == 0:
                 self.failures.append(f"coverage: no {kind} was seen")
@@ -246,17 +279,19 @@ def _shape(document):
 
 
 def _request_schema(socket: str, request_type):
-    if request_type == "Status" and socket in ("commands", "queries"):
+    if request_type == "Status" and socket in ("commands", "queries", "groups"):
         return "status-request.schema.json"
     if request_type == "Rebuild" and socket == "queries":
         return "rebuild-request.schema.json"
     return {"commands": "command-request.schema.json", "queries": "query-request.schema.json",
-            "log": "log-read-request.schema.json"}[socket]
+            "log": "log-read-request.schema.json", "groups": "group-request.schema.json"}[socket]
 
 
 def _request_kind(socket: str, request_type) -> str:
     if request_type in ("Status", "Rebuild") and socket in ("commands", "queries"):
         return f"request {request_type}"
+    if request_type == "Status" and socket == "groups":
+        return "request Status"
     if socket == "log":
         return "request ReadLog"
     return f"request {SOCKET_KIND[socket]}:{request_type}"
@@ -283,4 +318,12 @@ def _reply_schema_and_kind(socket: str, request_type, reply):
         if request_type not in QUERY_TYPES:
             return None, None
         return "query-reply.schema.json", f"reply query:{request_type}"
+    if socket == "groups":
+        if request_type == "Status" and ok:
+            return "groups-status-reply.schema.json", "reply groups-status"
+        if ok is False:
+            return "group-reply.schema.json", kind
+        if request_type not in GROUP_TYPES:
+            return None, None
+        return "group-reply.schema.json", f"reply group:{request_type}"
     return "log-read-reply.schema.json", (kind if ok is False else "reply log:ok")

@@ -1,4 +1,5 @@
 """What the contract test sends: every command, query and log read, Status and Rebuild,
+every request of the groups socket (admins' and members', with the deliveries members get),
 the successes and every error code the service can be made to answer, edge cases of the
 rules in schemas/README.md and docs/architecture.md, and requests that are not requests at all.
 
@@ -16,6 +17,7 @@ Error codes that cannot be provoked from outside, and why:
 """
 
 import datetime
+import functools
 import json
 
 import zmq
@@ -28,8 +30,9 @@ from wire_client import Expectation
 # Replies that depend on the state of the log or the read models, not on the request's shape.
 STATE_CODES = {
     "ok", "not_found", "already_exists", "email_taken", "product_not_available", "insufficient_stock",
-    "wrong_expected_version", "timeout", "unavailable", "internal",
+    "wrong_expected_version", "timeout", "unavailable", "internal", "unknown_group", "stale_delivery", "not_a_member",
 }
+OMIT = object()  # a field left out of a groups request that would otherwise carry it
 MAXIMUM_PARKED_QUERIES = 10_000  # QueryLoop.maximumParked: more waiting queries answer `unavailable`
 
 
@@ -80,6 +83,25 @@ class Scenario:
         self._check(label, reply, expect)
         return reply
 
+    def group_request(self, type_, expect="ok", valid=None, note="", via=None, as_role="admin", **fields):
+        """A request on the groups socket from an admin's (or `as_role`'s) REQ or DEALER."""
+        document = {"id": self.next_id("g"), "type": type_, **fields}
+        label = f"groups {type_} {json.dumps(fields, ensure_ascii=False)[:80]}"
+        reply = self.client.request("groups", document, label, self._expect(expect, valid, note), via, as_role=as_role)
+        self._check(label, reply, expect)
+        return reply
+
+    def member_request(self, member, type_, expect="ok", valid=None, note="", **fields):
+        """A request of a group member on its own DEALER; `group` defaults to the member's group."""
+        document = {"id": self.next_id("m"), "type": type_, "group": member.group, **fields}
+        if document["group"] is OMIT:
+            del document["group"]
+        shown = {k: v for k, v in document.items() if k not in ("id", "type")}
+        label = f"member {type_} {json.dumps(shown, ensure_ascii=False)[:80]}"
+        reply = member.request(document, label, self._expect(expect, valid, note))
+        self._check(label, reply, expect)
+        return reply
+
     def raw(self, socket, document, expect, valid=False, note="", via=None, label=None):
         label = label or f"{socket} raw {str(document)[:80]}"
         reply = self.client.request(socket, document, label, Expectation(expect, valid, note), via)
@@ -108,6 +130,7 @@ class Scenario:
         self.queries()
         self.log_reads()
         self.status_and_rebuild()
+        self.consumer_groups()
         self.parked_queries_flood()
         self.read_whole_log()
         self.collect_feed()
@@ -129,6 +152,16 @@ class Scenario:
             ("writer", "queries", {"id": self.next_id("u"), "type": "ListUsers", "data": {}}),
             ("writer", "queries", {"id": self.next_id("u"), "type": "Status"}),
             ("writer", "log", {"id": self.next_id("u"), "type": "ReadLog", "from": 1}),
+            # Groups: a reader consumes (the members of consumer_groups are readers) but does not
+            # manage; a writer does neither.
+            ("reader", "groups", {"id": self.next_id("u"), "type": "CreateGroup", "group": "wc-intruder",
+                                  "topics": ["users"]}),
+            ("reader", "groups", {"id": self.next_id("u"), "type": "ListGroups"}),
+            ("reader", "groups", {"id": self.next_id("u"), "type": "DeleteGroup", "group": "wc-intruder"}),
+            ("reader", "groups", {"id": self.next_id("u"), "type": "Status"}),
+            ("writer", "groups", {"id": self.next_id("u"), "type": "Join", "group": "wc-intruder"}),
+            ("writer", "groups", {"id": self.next_id("u"), "type": "CreateGroup", "group": "wc-intruder",
+                                  "topics": ["users"]}),
         ]
         for role, socket, document in forbidden:
             for via in ("REQ", "DEALER"):
@@ -141,6 +174,16 @@ class Scenario:
                          valid=True)["head"]
         if after != before:
             raise ScenarioFailure(f"refused requests changed the log's head from {before} to {after}")
+        groups = self.group_request("ListGroups")["result"]["groups"]
+        if groups:
+            raise ScenarioFailure(f"refused CreateGroup requests made groups: {groups}")
+        for role, group in (("reader", "wc-reader"), ("admin", "wc-admin")):
+            # The roles that may consume: Join is refused for the group's absence, not the role's.
+            member = self.client.member(group, role)
+            try:
+                self.member_request(member, "Join", expect="unknown_group")
+            finally:
+                member.close()
         plain = self.client.context.socket(zmq.DEALER)
         plain.setsockopt(zmq.LINGER, 0)
         try:
@@ -392,7 +435,7 @@ class Scenario:
 
     def malformed_requests(self):
         """What is not a request at all, on each socket: the reply carries `id: null` when no id was readable."""
-        for socket in ("commands", "queries", "log"):
+        for socket in ("commands", "queries", "log", "groups"):
             self.frames(socket, [b'{"id":"f1","type":"Status"}'], "malformed_request",
                         f"{socket}: DEALER frames without the empty delimiter")
             self.frames(socket, [b"", b"{}", b"{}"], "malformed_request", f"{socket}: two frames after the delimiter")
@@ -508,6 +551,258 @@ class Scenario:
             time.sleep(0.05)
         self.query("ListOrders", {"userId": "bob"})
         self.query("GetUser", {"userId": "leap"})
+
+    def topic_events(self, topics):
+        """Every event of these topics in the log, read page by page; and the log's head."""
+        position, events = 1, []
+        while True:
+            page = self.read_log(**{"from": position, "topics": topics})
+            events += page["events"]
+            if page["next"] > page["head"]:
+                return events, page["head"]
+            position = page["next"]
+
+    def consumer_groups(self):
+        """The groups socket: an admin creates, shows, lists and deletes groups (and is refused
+        for bad settings, names and fields); a member joins, is given every products event,
+        nacks one and gets it again with attempt 2, acks (some positions stale), and is refused
+        for what it does not hold; an event nacked maxDeliver times is parked, retried, parked
+        again and skipped. With CURVE the members are readers."""
+        g = self.group_request
+        role = "reader" if self.client.keys else "admin"
+        g("Status")
+        g("ListGroups")
+        products, head = self.topic_events(["products"])
+        orders, _ = self.topic_events(["orders"])
+        log_event = {e["position"]: e for e in products + orders}
+
+        shop = g("CreateGroup", group="wc-shop", topics=["products"], ackWaitMs=600_000)["result"]
+        late = g("CreateGroup", group="wc-late", topics=["posts", "users", "posts"], ackWaitMs=None, maxDeliver=None,
+                 maxInFlight=None, **{"from": "head"})["result"]
+        g("CreateGroup", group="wc.park_1", topics=["orders"], ackWaitMs=600_000, maxDeliver=2, maxInFlight=1,
+          **{"from": 1})
+        if (shop["topics"], shop["checkpoint"], shop["maxDeliver"], shop["maxInFlight"]) != (["products"], 0, 5, 64):
+            raise ScenarioFailure(f"CreateGroup wc-shop: {shop}")
+        if (sorted(late["topics"]), late["checkpoint"], late["lag"], late["ackWaitMs"], late["maxDeliver"],
+                late["maxInFlight"]) != (["posts", "users"], head, 0, 30_000, 5, 64):
+            raise ScenarioFailure(f"CreateGroup wc-late from the head ({head}) with default settings: {late}")
+        g("CreateGroup", group="wc-shop", topics=["users"], expect="already_exists")
+        for fields in [
+            {"group": "wc-x", "topics": ["users"], "ackWaitMs": 99},
+            {"group": "wc-x", "topics": ["users"], "ackWaitMs": 86_400_001},
+            {"group": "wc-x", "topics": ["users"], "ackWaitMs": "1000"},
+            {"group": "wc-x", "topics": ["users"], "maxDeliver": 0},
+            {"group": "wc-x", "topics": ["users"], "maxDeliver": 1001},
+            {"group": "wc-x", "topics": ["users"], "maxInFlight": 0},
+            {"group": "wc-x", "topics": ["users"], "maxInFlight": 10_001},
+            {"group": "wc-x", "topics": []},
+            {"group": "wc-x", "topics": ["email"]},
+            {"group": "wc-x", "topics": "users"},
+            {"group": "wc-x"},
+            {"group": "wc-x", "topics": ["users"], "from": 0},
+            {"group": "wc-x", "topics": ["users"], "from": 2},
+            {"group": "wc-x", "topics": ["users"], "from": "tail"},
+            {"group": "wc-x", "topics": ["users"], "from": None},
+            {"group": "bad name", "topics": ["users"]},
+            {"group": "", "topics": ["users"]},
+            {"group": "x" * 65, "topics": ["users"]},
+            {"group": "caf\u00e9", "topics": ["users"]},
+            {"group": 5, "topics": ["users"]},
+            {"topics": ["users"]},
+        ]:
+            g("CreateGroup", expect="invalid_input", **fields)
+        g("CreateGroup", group="wc-x", topics=["users"], ackWaitMs=1000.0, expect="invalid_input",
+          note="1000.0: JSON Schema's integer accepts a number with a zero fraction")
+        g("CreateGroup", group="wc-x", topics=["users"], start=1, expect="malformed_request")
+        g("ShowGroup", group="wc-shop")
+        g("ShowGroup", group="wc-x", expect="unknown_group")
+        g("ShowGroup", group="bad name", expect="invalid_input")
+        g("ShowGroup", expect="invalid_input")
+        g("ShowGroup", group="wc-shop", topics=["users"], expect="malformed_request")
+        g("ListGroups", group="wc-shop", expect="malformed_request")
+        g("Status", verbose=True, expect="malformed_request")
+        g("Subscribe", group="wc-shop", expect="unknown_type")
+        names = [group["group"] for group in g("ListGroups")["result"]["groups"]]
+        if names != sorted(["wc-shop", "wc-late", "wc.park_1"]):
+            raise ScenarioFailure(f"ListGroups lists {names}")
+        g("Status")
+
+        self.shop_member(role, products, log_event)
+        self.parking(role, orders, log_event)
+
+        shown = g("ShowGroup", group="wc-late")["result"]
+        if (shown["checkpoint"], shown["pending"]) != (head, 0):
+            raise ScenarioFailure(f"wc-late took events from before its creation: {shown}")
+        for name in ("wc-shop", "wc.park_1", "wc-late"):
+            g("DeleteGroup", group=name)
+        g("DeleteGroup", group="wc-shop", expect="unknown_group")
+        g("DeleteGroup", group="bad name", expect="invalid_input")
+        if g("ListGroups")["result"]["groups"]:
+            raise ScenarioFailure("groups are listed after DeleteGroup")
+
+    def shop_member(self, role, products, log_event):
+        """One member of wc-shop takes every products event, nacking the first once."""
+        member = self.client.member("wc-shop", role)
+        ask = functools.partial(self.member_request, member)
+        try:
+            joined = ask("Join")["result"]
+            if joined["group"] != "wc-shop" or not 0 < joined["heartbeatMs"] < joined["memberTimeoutMs"]:
+                raise ScenarioFailure(f"Join wc-shop: {joined}")
+            wanted = {e["position"] for e in products}
+            first = member.deliveries_until(lambda taken: len(taken) >= 1, "the first delivery of wc-shop")[0]
+            ask("Nack", position=first["position"], reason="wire contract: failed on purpose")
+            seen, done, previous = [first], set(), None
+            while done != wanted:
+                batch = member.deliveries_until(
+                    lambda taken: len(taken) >= 1 and not member.waiting,
+                    f"wc-shop deliveries ({len(done)} of {len(wanted)} events acknowledged)")
+                seen += batch
+                positions = [d["position"] for d in batch]
+                stale = [previous] if previous else []
+                result = ask("Ack", positions=positions + stale)["result"]
+                if (result["acked"], result["stale"]) != (positions, stale):
+                    raise ScenarioFailure(f"Ack {positions} and the acknowledged {stale}: {result}")
+                done.update(positions)
+                previous = positions[-1]
+            self.check_deliveries("wc-shop", seen, log_event)
+            if [d["attempt"] for d in seen if d["position"] == first["position"]][:2] != [1, 2]:
+                raise ScenarioFailure(f"the nacked event at {first['position']} did not come again with attempt 2")
+            result = ask("Ack", positions=[previous, 10**9])["result"]
+            if (result["acked"], result["stale"]) != ([], [previous, 10**9]):
+                raise ScenarioFailure(f"an Ack of positions the member does not hold: {result}")
+            ask("Nack", position=first["position"], expect="stale_delivery")
+            ask("Heartbeat")
+            ask("Join")  # a member joining again stays one member
+            shown = self.group_request("ShowGroup", group="wc-shop")["result"]
+            # Redeliveries beyond the nacked one come only if the member went silent for its
+            # timeout (a stalled machine): counted, not expected.
+            expected = {"checkpoint": max(wanted), "pending": 0, "inFlight": 0, "parked": 0, "members": 1,
+                        "delivered": len(wanted) + shown["redelivered"], "acked": len(wanted), "nacked": 1}
+            got = {key: shown[key] for key in expected}
+            if got["checkpoint"] >= max(wanted):
+                got["checkpoint"] = max(wanted)  # the checkpoint may pass the last products event
+            if got != expected or shown["redelivered"] < 1:
+                raise ScenarioFailure(f"ShowGroup wc-shop after every event was acknowledged: {shown}")
+
+            stranger = self.client.member("wc-shop", role)
+            s = functools.partial(self.member_request, stranger)
+            try:
+                s("Heartbeat", expect="not_a_member")
+                result = s("Ack", positions=[first["position"]])["result"]
+                if result["stale"] != [first["position"]]:
+                    raise ScenarioFailure(f"an Ack from a connection that is no member: {result}")
+                s("Nack", position=first["position"], expect="stale_delivery")
+                s("Leave")  # not a member: nothing changes
+                s("Join", group="wc-x", expect="unknown_group")
+                s("Heartbeat", group="wc-x", expect="unknown_group")
+                for fields in [{"positions": []}, {"positions": [0]}, {"positions": ["1"]}, {"positions": "1"},
+                               {"positions": [1.5]}, {}, {"positions": [1] * 10_001}, {"positions": [1], "group": 7},
+                               {"positions": [1], "group": OMIT}]:
+                    s("Ack", expect="invalid_input", **fields)
+                for fields in [{"position": 0}, {"position": "3"}, {}, {"position": 3, "reason": ""},
+                               {"position": 3, "reason": 5}, {"position": 3, "group": "bad name"}]:
+                    s("Nack", expect="invalid_input", **fields)
+                s("Nack", position=3, reason="r" * 1001, expect="invalid_input",
+                  note="1001 characters: the schema leaves the reason's length to the service, which counts "
+                       "grapheme clusters")
+                s("Join", group=OMIT, expect="invalid_input")
+                s("Join", extra=1, expect="malformed_request")
+                s("Ack", positions=[1], position=1, expect="malformed_request")
+            finally:
+                stranger.close()
+            ask("Leave")
+            ask("Heartbeat", expect="not_a_member")
+            ask("Join")
+            ask("Leave")
+        finally:
+            member.close()
+
+    def parking(self, role, orders, log_event):
+        """wc.park_1 (orders, maxDeliver 2, maxInFlight 1): an event nacked twice is parked and
+        its stream waits; retried, it comes back with attempt 1; parked again, it is skipped."""
+        if len(orders) < 3:
+            raise ScenarioFailure(f"the parking check needs three orders, the log has {len(orders)}")
+        g = self.group_request
+        member = self.client.member("wc.park_1", role)
+        ask = functools.partial(self.member_request, member)
+
+        def one(what):
+            return member.deliveries_until(lambda taken: len(taken) >= 1, what)[0]
+
+        try:
+            ask("Join")
+            first = one("the first delivery of wc.park_1")
+            poison = first["position"]
+            seen = [first]
+            ask("Nack", position=poison, reason="poison")
+            seen.append(one("the redelivery of a nacked event"))
+            if (seen[-1]["position"], seen[-1]["attempt"]) != (poison, 2):
+                raise ScenarioFailure(f"after a Nack the member holding nothing got {seen[-1]}, not {poison} again")
+            ask("Nack", position=poison, reason="poison again")
+            held = one("the delivery after a parked event")
+            seen.append(held)
+            if held["position"] == poison:
+                raise ScenarioFailure(f"the event at {poison} was delivered a third time with maxDeliver 2")
+            parked = g("ListParked", group="wc.park_1")["result"]["events"]
+            if [(e["position"], e["attempts"], e["lastFailure"]) for e in parked] != [(poison, 2, "poison again")] \
+                    or parked[0]["event"] != log_event[poison]:
+                raise ScenarioFailure(f"ListParked wc.park_1: {parked}")
+            g("ListParked", group="wc.park_1", limit=1)
+            g("ListParked", group="wc.park_1", limit=None)
+            for limit in (0, 1001, "5"):
+                g("ListParked", group="wc.park_1", limit=limit, expect="invalid_input")
+            g("ListParked", group="wc-x", expect="unknown_group")
+            if g("ShowGroup", group="wc.park_1")["result"]["parked"] != 1:
+                raise ScenarioFailure("ShowGroup wc.park_1 does not count its parked event")
+            g("SkipParked", group="wc.park_1", position=held["position"], expect="not_found")
+            g("RetryParked", group="wc.park_1", position=poison)
+            ask("Ack", positions=[held["position"]])
+            retried = one("the retried event")
+            seen.append(retried)
+            if (retried["position"], retried["attempt"]) != (poison, 1):
+                raise ScenarioFailure(f"a retried parked event came as {retried}, not {poison} with attempt 1")
+            ask("Nack", position=poison)
+            seen.append(one("the redelivery of a retried event"))
+            ask("Nack", position=poison)
+            third = one("the delivery after the event was parked again")
+            seen.append(third)
+            parked = g("ListParked", group="wc.park_1")["result"]["events"]
+            if [(e["position"], e["lastFailure"]) for e in parked] != [(poison, "nacked")]:
+                raise ScenarioFailure(f"ListParked wc.park_1 after a Nack without a reason: {parked}")
+            g("SkipParked", group="wc.park_1", position=poison)
+            g("SkipParked", group="wc.park_1", position=poison, expect="not_found")
+            g("RetryParked", group="wc.park_1", position=poison, expect="not_found")
+            g("RetryParked", group="wc-x", position=poison, expect="unknown_group")
+            g("RetryParked", group="wc.park_1", position=0, expect="invalid_input")
+            g("SkipParked", group="wc.park_1", expect="invalid_input")
+            ask("Ack", positions=[third["position"]])
+            self.check_deliveries("wc.park_1", seen, log_event, retried={poison})
+            shown = g("ShowGroup", group="wc.park_1")["result"]
+            last = max(e["position"] for e in orders)
+            if (shown["pending"], shown["parked"], shown["inFlight"]) != (0, 0, 0) or shown["checkpoint"] < last:
+                raise ScenarioFailure(f"ShowGroup wc.park_1 after the skip and the acks: {shown}")
+            ask("Leave")
+        finally:
+            member.close()
+
+    @staticmethod
+    def check_deliveries(group, deliveries, log_event, retried=frozenset()):
+        """Each delivery is the log's event at its position, of the group; within a stream in
+        position order; each event's attempts count 1, 2, 3 ... (from 1 again after RetryParked)."""
+        by_stream, attempts = {}, {}
+        for delivery in deliveries:
+            position = delivery["position"]
+            if delivery["group"] != group or delivery["event"] != log_event.get(position):
+                raise ScenarioFailure(f"a delivery of {group} is not the log's event at {position}: {delivery}")
+            stream = by_stream.setdefault(delivery["event"]["stream"], [])
+            if stream and stream[-1] > position:
+                raise ScenarioFailure(f"{group} delivered {position} after {stream[-1]} of the same stream")
+            stream.append(position)
+            attempts.setdefault(position, []).append(delivery["attempt"])
+        for position, counted in attempts.items():
+            steps = zip([0] + counted, counted)
+            if not all(now == before + 1 or (now == 1 and position in retried) for before, now in steps):
+                raise ScenarioFailure(f"{group} delivered {position} with attempts {counted}")
 
     def parked_queries_flood(self):
         """More queries waiting for a position than a query process keeps (10,000): the rest

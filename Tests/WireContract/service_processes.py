@@ -1,14 +1,15 @@
-"""The real service for the test: `logbook run worker` and `logbook run query` as two
-processes on free loopback ports, each with its own data directory in a temporary folder.
+"""The real service for the test: `logbook run worker`, `logbook run query` and `logbook run
+groups` as three processes on free loopback ports, each with its own data directory in a
+temporary folder.
 
-With `curve=True` both run with CURVE (`--curve-secret`, `--clients`; the query process
-reaches the worker with a reader key of its own), and `keys` holds every client key the
+With `curve=True` all run with CURVE (`--curve-secret`, `--clients`; the query and the groups
+process reach the worker with a reader key of their own), and `keys` holds every client key the
 test uses, by role: made with `logbook keygen`, except the reader's, which pyzmq's
 `zmq.auth.create_certificates` makes and which goes into the allow-list unchanged (in its
 role folder, as pyzmq's public files carry no metadata).
 
 `ServiceProcesses` is a context manager: leaving it (normally or by an exception) sends
-SIGTERM to both processes, waits, and kills whatever is still running, so no process
+SIGTERM to every process, waits, and kills whatever is still running, so no process
 outlives the test.
 """
 
@@ -63,7 +64,7 @@ class ClientKeys:
 
 
 def make_keys(binary: pathlib.Path, folder: pathlib.Path) -> dict:
-    """The servers' pair, the query process's reader pair and one pair per role, with the
+    """The servers' pair, the query process's reader pair (the groups process's too) and one pair per role, with the
     allow-list in folder/clients; returns the flags of each process and the clients' keys."""
     import shutil
     import zmq.auth
@@ -83,9 +84,11 @@ def make_keys(binary: pathlib.Path, folder: pathlib.Path) -> dict:
     shutil.copy(public, clients / "reader" / "pyreader.key")
     server_public = folder / "server"
     server_flags = ["--curve-secret", str(folder / "server_secret"), "--clients", str(clients)]
+    reader_of_worker = ["--curve-key", str(folder / "query_secret"), "--server-key", str(server_public)]
     return {
         "worker": server_flags,
-        "query": server_flags + ["--curve-key", str(folder / "query_secret"), "--server-key", str(server_public)],
+        "query": server_flags + reader_of_worker,
+        "groups": server_flags + reader_of_worker,
         "clients": {
             "admin": ClientKeys(folder / "admin_secret", server_public),
             "writer": ClientKeys(folder / "writer_secret", server_public),
@@ -99,15 +102,17 @@ class ServiceProcesses:
         self.binary = binary
         self.workdir = workdir
         self.curve = make_keys(binary, workdir / "keys") if curve else None
-        commands, feed, queries, log = free_loopback_ports(4)
+        commands, feed, queries, log, groups = free_loopback_ports(5)
         self.endpoints = {
             "commands": f"tcp://127.0.0.1:{commands}",
             "feed": f"tcp://127.0.0.1:{feed}",
             "queries": f"tcp://127.0.0.1:{queries}",
             "log": f"tcp://127.0.0.1:{log}",
+            "groups": f"tcp://127.0.0.1:{groups}",
         }
         self.worker_dir = workdir / "worker"
         self.query_dir = workdir / "query"
+        self.groups_dir = workdir / "groups"
         self.processes: dict[str, subprocess.Popen] = {}
         self.log_files: dict[str, pathlib.Path] = {}
 
@@ -122,10 +127,10 @@ class ServiceProcesses:
 
     def __enter__(self):
         flags = []
-        for name in ("commands", "feed", "queries", "log"):
+        for name in ("commands", "feed", "queries", "log", "groups"):
             flags += [f"--{name}", self.endpoints[name]]
         environment = {k: v for k, v in os.environ.items() if not k.startswith("LOGBOOK_")}
-        for role, folder in (("worker", self.worker_dir), ("query", self.query_dir)):
+        for role, folder in (("worker", self.worker_dir), ("query", self.query_dir), ("groups", self.groups_dir)):
             log_path = self.workdir / f"{role}.stderr.log"
             self.log_files[role] = log_path
             with open(log_path, "wb") as stderr:
@@ -166,9 +171,9 @@ class ServiceProcesses:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
     def wait_until_ready(self, answers_status, timeout_seconds: float = 20):
-        """Returns once `answers_status(socket_name)` is true for the commands and the queries socket."""
+        """Returns once `answers_status(socket_name)` is true for the commands, queries and groups sockets."""
         deadline = time.monotonic() + timeout_seconds
-        for name in ("commands", "queries"):
+        for name in ("commands", "queries", "groups"):
             while True:
                 self.check_running()
                 if answers_status(name):

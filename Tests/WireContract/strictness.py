@@ -86,10 +86,32 @@ WORKER_STATUS_REQUIRED = ["result.role", "result.head", "result.uptimeSeconds", 
 QUERY_STATUS_REQUIRED = ["result.role", "result.checkpoint", "result.head", "result.lag", "result.generation",
                          "result.uptimeSeconds", "result.eventsApplied", "result.holesDetected",
                          "result.queriesAnswered", "result.queriesWaiting", "result.rebuild", "result.rebuild.state"]
-# Values outside each closed list of choices.
+# Consumer groups (schemas/README.md, "Consumer groups"): the fields each request needs, and
+# each result's fields.
+GROUP_REQUEST_REQUIRED = {
+    "Join": ["group"], "Heartbeat": ["group"], "Ack": ["group", "positions"], "Nack": ["group", "position"],
+    "Leave": ["group"], "CreateGroup": ["group", "topics"], "ListGroups": [], "ShowGroup": ["group"],
+    "DeleteGroup": ["group"], "ListParked": ["group"], "RetryParked": ["group", "position"],
+    "SkipParked": ["group", "position"],
+}
+GROUP_FIELDS = ["group", "topics", "ackWaitMs", "maxDeliver", "maxInFlight", "createdAt", "checkpoint", "head", "lag",
+                "members", "inFlight", "pending", "parked", "delivered", "redelivered", "acked", "nacked", "expired"]
+GROUP_RESULT_REQUIRED = {
+    "Join": ["group", "heartbeatMs", "memberTimeoutMs"], "Heartbeat": ["group"], "Ack": ["group", "acked", "stale"],
+    "Nack": ["group", "position"], "Leave": ["group"], "CreateGroup": GROUP_FIELDS, "ListGroups": ["groups"],
+    "ShowGroup": GROUP_FIELDS, "DeleteGroup": ["group", "deleted"], "ListParked": ["group", "events"],
+    "RetryParked": ["group", "position"], "SkipParked": ["group", "position"],
+}
+PARKED_EVENT_REQUIRED = ["position", "stream", "attempts", "lastFailure", "event"]
+DELIVER_REQUIRED = ["type", "group", "position", "attempt", "event"]
+GROUP_DETAILS_REQUIRED = {"already_exists": ["group"], "not_found": ["group", "position"],
+                          "unknown_group": ["group"], "stale_delivery": ["group", "position"],
+                          "not_a_member": ["group"]}
+# Values outside each closed list of choices (and a group name with a space, outside its pattern).
 ENUM_BAD = {"type": "NoSuchType", "gender": "robot", "subscription": "gold", "category": "toys",
             "status": "shipped", "code": "no_such_code", "state": "sleeping", "role": "cook", "cause": "because",
-            "entity": "thing", "from": "gold", "to": "gold", "topics": "email"}
+            "entity": "thing", "from": "gold", "to": "gold", "topics": "email", "action": "fly",
+            "process": "worker", "group": "bad group"}
 
 
 @dataclasses.dataclass
@@ -123,11 +145,24 @@ def required_paths(kind: str, instance) -> list:
         paths = ["id", "type", "from"]
     elif kind in ("request Status", "request Rebuild"):
         paths = ["id", "type"]
+    elif kind.startswith("request group:"):
+        paths = ["id", "type"] + GROUP_REQUEST_REQUIRED.get(instance.get("type"), [])
     elif ":error:" in kind:
         code = instance["error"]["code"]
         paths = ["id", "ok", "error", "error.code", "error.message"]
-        if code in DETAILS_REQUIRED:
-            paths += ["error.details"] + ["error.details." + f for f in DETAILS_REQUIRED[code]]
+        details = GROUP_DETAILS_REQUIRED if kind.startswith("reply group:") else DETAILS_REQUIRED
+        if code in details or code in DETAILS_REQUIRED:
+            paths += ["error.details"] + ["error.details." + f for f in details.get(code, DETAILS_REQUIRED.get(code))]
+    elif kind.startswith("reply group:"):
+        paths = ["id", "ok", "result"]
+    elif kind.startswith("result group:"):
+        paths = _group_result_paths("", kind.split(":", 1)[1], instance)
+    elif kind == "reply groups-status":
+        paths = ["id", "ok", "result", "result.process", "result.uptimeSeconds", "result.groups"]
+        if instance["result"]["groups"]:
+            paths += ["result.groups.0." + f for f in GROUP_FIELDS]
+    elif kind == "group:Deliver":
+        paths = DELIVER_REQUIRED + _envelope_paths("event.", [instance["event"]])
     elif kind == "reply command:ok":
         paths = ["id", "ok", "position", "events"] + _envelope_paths("events.0.", instance["events"])
     elif kind == "reply log:ok":
@@ -153,6 +188,16 @@ def required_paths(kind: str, instance) -> list:
     elif kind.startswith("feed:"):
         paths = [(1, "previous")] + [(1, "previous", t) for t in ("users", "posts", "products", "orders")]
         paths += [(1,) + tuple(p.split(".")) for p in _envelope_paths("", [instance[1]])]
+    return paths
+
+
+def _group_result_paths(prefix: str, request_type: str, result) -> list:
+    paths = [prefix + f for f in GROUP_RESULT_REQUIRED[request_type]]
+    if request_type == "ListGroups" and result["groups"]:
+        paths += [prefix + "groups.0." + f for f in GROUP_FIELDS]
+    if request_type == "ListParked" and result["events"]:
+        paths += [prefix + "events.0." + f for f in PARKED_EVENT_REQUIRED]
+        paths += _envelope_paths(prefix + "events.0.event.", [result["events"][0]["event"]])
     return paths
 
 

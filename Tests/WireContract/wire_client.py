@@ -8,6 +8,10 @@ admin's key unless a request names another role (`as_role`).
 A request is one JSON frame. From a REQ socket it goes as is; from a DEALER it goes after
 an empty delimiter frame, and its reply must come back as [empty][reply]. Both kinds of
 socket are used on every request socket, in turn.
+
+A member of a consumer group (`GroupMember`) is a DEALER on the groups socket: besides the
+replies to its requests it receives deliveries, unasked, as [empty][Deliver]; they are
+recorded too (`WireClient.deliveries`).
 """
 
 import dataclasses
@@ -40,7 +44,7 @@ class Expectation:
 
 @dataclasses.dataclass
 class Exchange:
-    socket: str  # commands | queries | log
+    socket: str  # commands | queries | log | groups
     via: str  # REQ | DEALER | DEALER (raw frames), with " as ROLE" for a role other than the default
     frames: list  # the request frames after any delimiter, as bytes
     request: object  # the parsed request document, or None when the frame is not JSON
@@ -50,12 +54,22 @@ class Exchange:
     query_type: str = ""  # for query replies: the type asked (the reply does not name it)
 
 
+@dataclasses.dataclass
+class Delivery:
+    """A message a member received without asking: the frames as they came, and the document."""
+
+    label: str  # the member's group and what it was doing
+    frames: list
+    message: dict
+
+
 class WireClient:
     def __init__(self, context: zmq.Context, endpoints: dict, keys: dict | None = None):
         self.context = context
         self.endpoints = endpoints
         self.keys = keys or {}
         self.exchanges: list[Exchange] = []
+        self.deliveries: list[Delivery] = []
         self._sockets: dict = {}
         self._turn = 0
 
@@ -163,6 +177,10 @@ class WireClient:
         finally:
             s.close()
 
+    def member(self, group: str, role: str = "admin") -> "GroupMember":
+        """A new member's connection to the groups socket (it joins when it sends Join)."""
+        return GroupMember(self, group, role)
+
     def _receive(self, s, label: str) -> list:
         if not s.poll(REPLY_TIMEOUT_MS):
             raise WireFailure(f"{label}: no reply within {REPLY_TIMEOUT_MS} ms")
@@ -189,6 +207,93 @@ def _parse_reply(frame: bytes, label: str) -> dict:
     if not isinstance(reply, dict):
         raise WireFailure(f"{label}: the reply is not a JSON object: {frame[:200]!r}")
     return reply
+
+
+class GroupMember:
+    """One DEALER on the groups socket, as a member of consumer groups is: each request waits
+    for the reply with its id, keeping the deliveries that come meanwhile (`waiting`), and
+    `deliveries_until` waits for deliveries, sending Heartbeat as a member must while it waits.
+    Every reply and every delivery is recorded on the WireClient.
+    """
+
+    def __init__(self, client: WireClient, group: str, role: str = "admin"):
+        self.client = client
+        self.group = group
+        self.role = role
+        self.socket = client._new_socket(zmq.DEALER, role)
+        self.socket.connect(client.endpoints["groups"])
+        self.waiting: list[dict] = []  # deliveries received and not yet taken, in arrival order
+        self.heartbeat_seconds = 1.0  # until a Join reply says otherwise
+        self._last_sent = time.monotonic()
+        self._counter = 0
+
+    def request(self, document: dict, label: str, expect: Expectation) -> dict:
+        body = json.dumps(document, ensure_ascii=False).encode()
+        self.socket.send_multipart([b"", body])
+        self._last_sent = time.monotonic()
+        deadline = time.monotonic() + REPLY_TIMEOUT_MS / 1000
+        while True:
+            frames = self._next_frames(deadline, label)
+            message = self._parse(frames, label)
+            if message.get("type") == "Deliver" and "id" not in message:
+                self._keep(frames, message, label)
+                continue
+            via = "DEALER" if self.role == "admin" else f"DEALER as {self.role}"
+            reply = self.client._record("groups", via, [body], frames[1], label, expect)
+            if reply.get("id") != document.get("id"):
+                raise WireFailure(f"{label}: the member got a reply to another request: {json.dumps(reply)[:300]}")
+            result = reply.get("result") if reply.get("ok") is True else None
+            if document.get("type") == "Join" and isinstance(result, dict) and "heartbeatMs" in result:
+                self.heartbeat_seconds = result["heartbeatMs"] / 1000
+            return reply
+
+    def deliveries_until(self, done, label: str, deadline_seconds: float = 30) -> list[dict]:
+        """Takes the deliveries that come until `done(taken)` holds for those taken so far; a
+        Heartbeat goes out whenever the member has sent nothing for its heartbeat interval."""
+        taken: list[dict] = []
+        deadline = time.monotonic() + deadline_seconds
+        while True:
+            while self.waiting and not done(taken):
+                taken.append(self.waiting.pop(0))
+            if done(taken):
+                return taken
+            if time.monotonic() > deadline:
+                raise WireFailure(f"{label}: after {deadline_seconds} s the member has {len(taken)} deliveries: "
+                                  f"{[(d['position'], d['attempt']) for d in taken]}")
+            if time.monotonic() - self._last_sent >= self.heartbeat_seconds:
+                self._counter += 1
+                document = {"id": f"beat-{self.group}-{self._counter}", "type": "Heartbeat", "group": self.group}
+                reply = self.request(document, f"Heartbeat of a member of {self.group}", Expectation())
+                if reply.get("ok") is not True:
+                    raise WireFailure(f"{label}: a member's Heartbeat was refused: {json.dumps(reply)[:300]}")
+                continue
+            wait_ms = max(1, int(min(deadline, self._last_sent + self.heartbeat_seconds) * 1000
+                                 - time.monotonic() * 1000))
+            if self.socket.poll(wait_ms):
+                frames = self.socket.recv_multipart()
+                message = self._parse(frames, label)
+                if message.get("type") == "Deliver" and "id" not in message:
+                    self._keep(frames, message, label)
+                else:
+                    raise WireFailure(f"{label}: a member got a reply it did not wait for: {json.dumps(message)[:300]}")
+
+    def close(self):
+        self.socket.close(linger=0)
+
+    def _next_frames(self, deadline: float, label: str) -> list:
+        left_ms = int((deadline - time.monotonic()) * 1000)
+        if left_ms <= 0 or not self.socket.poll(left_ms):
+            raise WireFailure(f"{label}: no reply within {REPLY_TIMEOUT_MS} ms")
+        return self.socket.recv_multipart()
+
+    def _parse(self, frames: list, label: str) -> dict:
+        if len(frames) != 2 or frames[0] != b"":
+            raise WireFailure(f"{label}: a member got frames {frames[:3]!r}, expected [empty][message]")
+        return _parse_reply(frames[1], label)
+
+    def _keep(self, frames: list, message: dict, label: str):
+        self.client.deliveries.append(Delivery(f"{label} (member of {self.group})", frames, message))
+        self.waiting.append(message)
 
 
 class FeedRecorder:

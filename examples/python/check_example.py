@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Checks the Python example against the real service; CI runs it from scripts/test.sh.
 
-It starts `$LOGBOOK_BIN run worker` and `$LOGBOOK_BIN run query` (default binary:
-.build/debug/logbook) on free loopback ports with a temporary data directory, then runs
-demo.py twice as a subprocess and checks what it printed against the log and the query
-process, read here with code of its own:
+It starts `$LOGBOOK_BIN run worker`, `$LOGBOOK_BIN run query` and `$LOGBOOK_BIN run groups`
+(default binary: .build/debug/logbook) on free loopback ports with a temporary data
+directory, then runs demo.py and consume.py as subprocesses and checks what they printed
+against the log, the query process and the groups process, read here with code of its own:
 
 1. straight to the service: the purchase (order id, position, stock, applied once), the
    products events (every one in the log, once, in order), the rebuilt view (equal to
@@ -18,11 +18,18 @@ process, read here with code of its own:
    `--commands`: every command must go to the worker that is up. (Both cannot take the
    demo's commands: each worker's feed carries only what it commits, and its `previous`
    marks do not know the other's events, so a follower of one feed could skip them.)
+4. a consumer group: this script creates one on the products topic; consume.py (the
+   library's GroupConsumer) takes every products event of the log, nacks the first one
+   (which must come again with attempt 2) and acks the rest, each once, each stream in
+   order; the group then has them all acknowledged. Then consume.py runs again while the
+   groups process is restarted: it must join again by itself (`not_a_member`) and get the
+   events appended after the restart, and nothing it had acknowledged before.
 
 With `--curve` the service runs with CURVE keys and an allow-list (made by `logbook
-keygen`: the servers' pair, a reader key for the query process, an admin key for the demo
-and for this script), and the first run is made with the demo's `--curve-key` and
-`--server-key`; a demo without keys must get no answer at all. (The lossy link and the
+keygen`: the servers' pair, a reader key for the query and groups processes, an admin key
+for the demo and for this script, a reader key for consume.py), and the first run is made
+with the demo's `--curve-key` and `--server-key`; a demo without keys must get no answer
+at all; the consumer group is checked as in plain mode, consume.py as a reader. (The lossy link and the
 second worker are the plain mode's: a link in the middle of CURVE cannot read the traffic.)
 
 Exits 0 when all holds, else 1 with a message saying what did not. The processes are
@@ -83,6 +90,9 @@ def main() -> int:
                 check_plain_run(args.example_dir, service)
                 check_lossy_run(args.example_dir, service)
                 check_two_workers_run(args.example_dir, service)
+            run_id = "secured" if args.curve else "plain"
+            check_consumer_group_run(args.example_dir, service, run_id)
+            check_rejoin_run(args.example_dir, service, run_id)
         except CheckFailed as failure:
             print(f"check_example: FAILED: {failure}", file=sys.stderr)
             service.print_logs()
@@ -91,10 +101,11 @@ def main() -> int:
             service.stop()
             zmq.Context.instance().destroy(linger=0)
     if args.curve:
-        print("check_example: ok with CURVE (the purchase, the products feed, the view; no answer without keys)")
+        print("check_example: ok with CURVE (the purchase, the products feed, the view; no answer without keys; "
+              "the consumer group, with a restart of the groups process)")
     else:
         print("check_example: ok (the purchase, the products feed with holes and repeats, the view, the retry, "
-              "two workers)")
+              "two workers, the consumer group, with a restart of the groups process)")
     return 0
 
 
@@ -116,54 +127,81 @@ CURVE_KEYS = None
 
 
 class Service:
-    """A worker and a query process of the real binary, on free loopback ports; with
-    `curve`, secured by keys it makes with `logbook keygen` in folder/keys."""
+    """A worker, a query process and a groups process of the real binary, on free loopback
+    ports; with `curve`, secured by keys it makes with `logbook keygen` in folder/keys."""
 
     def __init__(self, binary: Path, folder: Path, curve: bool = False):
         self.binary, self.folder = binary, folder
-        self.commands, self.feed, self.queries, self.log = (f"tcp://127.0.0.1:{free_port()}" for _ in range(4))
+        ports = [free_port() for _ in range(5)]
+        self.commands, self.feed, self.queries, self.log, self.groups = (f"tcp://127.0.0.1:{p}" for p in ports)
         self.processes: list[subprocess.Popen] = []
-        self.security = {"worker": [], "query": []}
+        self.groups_process: subprocess.Popen | None = None
+        self.security = {"worker": [], "query": [], "groups": []}
         self.demo_keys: list[str] = []
+        self.consumer_keys: list[str] = []
         if curve:
             self.make_keys(folder / "keys")
 
     def make_keys(self, keys: Path) -> None:
         global CURVE_KEYS
         (keys / "clients").mkdir(parents=True)
-        for name, role in (("server", None), ("query", "reader"), ("demo", "admin")):
+        for name, role in (("server", None), ("query", "reader"), ("demo", "admin"), ("consumer", "reader")):
             subprocess.run([str(self.binary), "keygen", name, "--dir", str(keys), *(["--role", role] if role else [])],
                            check=True, stdout=subprocess.DEVNULL)
             if role:
                 (keys / "clients" / name).write_bytes((keys / name).read_bytes())
         server = ["--curve-secret", str(keys / "server_secret"), "--clients", str(keys / "clients")]
-        self.security = {
-            "worker": server,
-            "query": server + ["--curve-key", str(keys / "query_secret"), "--server-key", str(keys / "server")],
-        }
+        reader_of_worker = ["--curve-key", str(keys / "query_secret"), "--server-key", str(keys / "server")]
+        self.security = {"worker": server, "query": server + reader_of_worker, "groups": server + reader_of_worker}
         self.demo_keys = ["--curve-key", str(keys / "demo_secret"), "--server-key", str(keys / "server")]
+        self.consumer_keys = ["--curve-key", str(keys / "consumer_secret"), "--server-key", str(keys / "server")]
         sys.path.insert(0, str(HERE))
         import logbook
 
         CURVE_KEYS = logbook.CurveKeys(str(keys / "demo_secret"), str(keys / "server"))
 
     def start(self) -> None:
-        endpoints = ["--commands", self.commands, "--feed", self.feed, "--queries", self.queries, "--log", self.log]
-        for role in ("worker", "query"):
-            with open(self.folder / f"{role}.log", "w") as stderr:
-                command = [str(self.binary), "run", role, "--data-dir", str(self.folder / role), *endpoints,
-                           *self.security[role]]
-                self.processes.append(subprocess.Popen(command, stdin=subprocess.DEVNULL, stderr=stderr))
+        for role in ("worker", "query", "groups"):
+            process = self.run(role)
+            if role == "groups":
+                self.groups_process = process
+        for endpoint in (self.commands, self.queries, self.groups):
+            self.wait_for_status(endpoint)
+
+    def run(self, role: str) -> subprocess.Popen:
+        """Starts `logbook run ROLE` with every endpoint, its own data directory and log file."""
+        endpoints = ["--commands", self.commands, "--feed", self.feed, "--queries", self.queries, "--log", self.log,
+                     "--groups", self.groups]
+        with open(self.folder / f"{role}.log", "a") as stderr:
+            command = [str(self.binary), "run", role, "--data-dir", str(self.folder / role), *endpoints,
+                       *self.security[role]]
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stderr=stderr)
+        self.processes.append(process)
+        return process
+
+    def wait_for_status(self, endpoint: str) -> None:
         deadline = time.monotonic() + 20
-        for endpoint in (self.commands, self.queries):
-            while True:
-                try:
-                    ask(endpoint, {"type": "Status"}, timeout_ms=500)
-                    break
-                except CheckFailed:
-                    for process in self.processes:
-                        expect(process.poll() is None, f"{' '.join(process.args[:3])} exited with {process.returncode}")
-                    expect(time.monotonic() < deadline, f"no Status reply from {endpoint} within 20 s")
+        while True:
+            try:
+                ask(endpoint, {"type": "Status"}, timeout_ms=500)
+                return
+            except CheckFailed:
+                for process in self.processes:
+                    expect(process.poll() is None, f"{' '.join(process.args[:3])} exited with {process.returncode}")
+                expect(time.monotonic() < deadline, f"no Status reply from {endpoint} within 20 s")
+
+    def restart_groups(self) -> None:
+        """Stops the groups process (SIGTERM) and starts it again on the same data and socket."""
+        old = self.groups_process
+        old.send_signal(signal.SIGTERM)
+        try:
+            old.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            old.kill()
+            old.wait()
+        self.processes.remove(old)
+        self.groups_process = self.run("groups")
+        self.wait_for_status(self.groups)
 
     def start_peer(self) -> tuple[str, subprocess.Popen]:
         """A second worker on the worker's data directory, with endpoints of its own; returns
@@ -195,7 +233,7 @@ class Service:
                 process.wait()
 
     def print_logs(self) -> None:
-        for role in ("worker", "query", "peer"):
+        for role in ("worker", "query", "groups", "peer"):
             if not (self.folder / f"{role}.log").exists():
                 continue
             lines = (self.folder / f"{role}.log").read_text().splitlines()
@@ -357,6 +395,108 @@ def check_output(output: str, run_id: str, service: Service, restocks: int = 0) 
         expect(fields == answered, f"the view has {pid} as {fields}, the query process as {answered}")
     listed = ask(service.queries, {"type": "ListProducts", "data": {}, "minPosition": through})["result"]["total"]
     expect(listed == len(view), f"the view has {len(view)} products, the query process lists {listed}")
+
+
+# --- The consumer group ---------------------------------------------------------------
+
+
+# What consume.py prints per delivery; outcomes other than "ack" and "nack" (a stale or
+# unanswered ack) name deliveries that come again.
+CONSUMER_LINE = re.compile(r"^  event #(\d+) attempt (\d+) (\S+) (\S+): (.+)$", re.M)
+
+
+def consumer_command(example_dir: Path, service: Service, group: str, *extra: str) -> list[str]:
+    return [sys.executable, "-B", str(example_dir / "consume.py"), group, "--groups", service.groups,
+            *service.consumer_keys, *extra]
+
+
+def check_consumer_group_run(example_dir: Path, service: Service, run_id: str) -> None:
+    """consume.py takes every products event of a new group once, the nacked one twice."""
+    group = f"shop-{run_id}"
+    products = {e["position"]: e for e in whole_log(service) if e["stream"].startswith("product-")}
+    expect(len(products) >= 2, f"the log has {len(products)} products events; the demo should have made some")
+    ask(service.groups, {"type": "CreateGroup", "group": group, "topics": ["products"]})
+    failing = min(products)
+    command = consumer_command(example_dir, service, group, "--limit", str(len(products)), "--fail", str(failing))
+    try:
+        finished = subprocess.run(command, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as stopped:
+        raise CheckFailed(f"consume.py {group} did not finish within 120 s: {stopped.stdout}") from None
+    print(f"--- consume.py {group} --limit {len(products)} --fail {failing}", finished.stdout, sep="\n", end="")
+    expect(finished.returncode == 0, f"consume.py exited with {finished.returncode}: {finished.stderr.strip()}")
+
+    handled = [(int(p), int(a), kind, stream, outcome)
+               for p, a, kind, stream, outcome in CONSUMER_LINE.findall(finished.stdout)]
+    acked = [p for p, _, _, _, outcome in handled if outcome == "ack"]
+    expect(sorted(acked) == sorted(products), f"consume.py acknowledged {sorted(acked)}, not every products "
+                                              f"event of the log once ({sorted(products)})")
+    expect((failing, 1, "nack") in [(p, a, o) for p, a, _, _, o in handled],
+           f"consume.py did not nack the event at {failing} on its first delivery")
+    expect([a for p, a, _, _, _ in handled if p == failing][:2] == [1, 2],
+           f"the nacked event at {failing} did not come again with attempt 2")
+    last_of_stream: dict[str, int] = {}
+    for position, _, kind, stream, _ in handled:
+        event = products[position]
+        expect((kind, stream) == (event["type"], event["stream"]),
+               f"consume.py printed {kind} {stream} at {position}; the log has {event['type']} {event['stream']}")
+        expect(last_of_stream.get(stream, 0) <= position, f"{stream} was delivered out of order at {position}")
+        last_of_stream[stream] = position
+
+    shown = ask(service.groups, {"type": "ShowGroup", "group": group})["result"]
+    counts = (shown["pending"], shown["members"], shown["acked"], shown["nacked"])
+    expect(shown["checkpoint"] >= max(products) and counts == (0, 0, len(products), 1) and shown["redelivered"] >= 1,
+           f"the group after consume.py: {shown}")
+
+
+def check_rejoin_run(example_dir: Path, service: Service, run_id: str) -> None:
+    """consume.py joins again by itself after a restart of the groups process, and gets
+    what is appended after it, and nothing it had acknowledged."""
+    group, product = f"shop-{run_id}", f"p-{run_id}"
+    checkpoint = ask(service.groups, {"type": "ShowGroup", "group": group})["result"]["checkpoint"]
+    restocks = 3
+    member = subprocess.Popen(consumer_command(example_dir, service, group, "--limit", str(restocks)),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    lines: list[str] = []
+    joined = threading.Event()
+
+    def read_lines() -> None:
+        for line in member.stdout:
+            lines.append(line)
+            if line.startswith("joined "):
+                joined.set()
+
+    reader = threading.Thread(target=read_lines, name="consume.py stdout")
+    reader.start()
+    try:
+        expect(joined.wait(30), f"consume.py did not join {group} within 30 s: {''.join(lines)}")
+        service.restart_groups()
+        positions = []
+        for _ in range(restocks):
+            command = {"type": "RestockProduct", "data": {"productId": product, "quantity": 1}}
+            positions.append(ask(service.commands, command)["position"])
+        try:
+            member.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            raise CheckFailed(f"consume.py did not get the {restocks} restocks within 120 s: {''.join(lines)}") from None
+    finally:
+        if member.poll() is None:
+            member.kill()
+            member.wait()
+        reader.join()
+    output = "".join(lines)
+    print(f"--- consume.py {group} --limit {restocks}, the groups process restarted", output, sep="\n", end="")
+    expect(member.returncode == 0, f"consume.py exited with {member.returncode}: {member.stderr.read().strip()}")
+    expect(re.search(r"^  rejoin: .*not_a_member", output, re.M) is not None
+           and re.search(r"^  rejoin: joined .* again$", output, re.M) is not None,
+           "consume.py did not say it joined again after the restart")
+    handled = [(int(p), outcome) for p, _, _, _, outcome in CONSUMER_LINE.findall(output)]
+    expect(all(p > checkpoint for p, _ in handled),
+           f"after the restart consume.py got events the group had acknowledged (up to {checkpoint}): {handled}")
+    expect(sorted(p for p, outcome in handled if outcome == "ack") == positions,
+           f"after the restart consume.py acknowledged {handled}, not the restocks at {positions}")
+    shown = ask(service.groups, {"type": "ShowGroup", "group": group})["result"]
+    expect(shown["checkpoint"] >= max(positions) and (shown["pending"], shown["members"]) == (0, 0),
+           f"the group after the restart: {shown}")
 
 
 # --- A lossy link between the demo and the worker ------------------------------------

@@ -1,7 +1,7 @@
 """A tiny Python client for Logbook's ZeroMQ wire contract (version 1).
 
 Copy this file into your own project and adapt it. It needs Python 3.11+ and pyzmq,
-nothing else. It has three parts:
+nothing else. It has these parts:
 
 - RequestClient: one request, one reply, with a timeout and a safe retry (the
   "Lazy Pirate" pattern). Use one per server socket: commands, queries or log. For
@@ -9,6 +9,8 @@ nothing else. It has three parts:
 - read_log_pages: ReadLog page after page, until a reply says the head was reached.
 - FeedFollower: the change feed of some topics, in position order, each event once,
   with no hole: whatever the feed drops is read from the log.
+- GroupConsumer: a member of a consumer group on the groups process: the group shares its
+  events among its members, at least once, and remembers how far it got.
 - CurveKeys: for a service with CURVE on, this client's key pair and the server's public
   key, read from certificate files (`logbook keygen` or `zmq.auth.create_certificates`);
   give it to RequestClient and FeedFollower.
@@ -17,6 +19,7 @@ Every payload is one JSON document per frame; the wire contract is described in
 schemas/README.md at the top of the repository.
 """
 
+import dataclasses
 import json
 import time
 import uuid
@@ -29,6 +32,7 @@ DEFAULT_COMMANDS = "tcp://127.0.0.1:5555"
 DEFAULT_FEED = "tcp://127.0.0.1:5556"
 DEFAULT_QUERIES = "tcp://127.0.0.1:5557"
 DEFAULT_LOG = "tcp://127.0.0.1:5558"
+DEFAULT_GROUPS = "tcp://127.0.0.1:5560"
 
 
 class CurveKeys:
@@ -325,3 +329,207 @@ class FeedFollower:
 
     def close(self) -> None:
         self.sub.close()
+
+
+@dataclasses.dataclass(frozen=True)
+class Delivery:
+    """One event a consumer group handed to this member: ack or nack it by `position`."""
+
+    group: str
+    position: int
+    attempt: int  # 1 for the first delivery of the event, 2 for the next one, ...
+    event: dict  # the event's envelope, as ReadLog returns it
+
+
+class GroupConsumer:
+    """A member of one consumer group (schemas/README.md, "Consumer groups").
+
+    An admin creates the group (`logbook groups create shop --topics products`); the groups
+    process then hands each event of its topics to one of its members, at least once: within
+    a stream one event at a time, in position order; different streams spread over the
+    members. An event that is not acknowledged in time, nacked, or held by a member that
+    left or went silent is delivered again (`attempt` counts up); after the group's
+    `maxDeliver` attempts it is parked, and only its stream waits.
+
+        consumer = GroupConsumer(context, "tcp://127.0.0.1:5560", "shop")
+        consumer.join()
+        while running:
+            for delivery in consumer.poll(1000):
+                handle(delivery.event)            # at least once: make it safe to repeat
+                consumer.ack([delivery.position])  # or consumer.nack(delivery.position, "why")
+        consumer.leave()
+        consumer.close()
+
+    It is one DEALER socket: requests and their replies, and the deliveries, which come
+    unasked whenever the group has one for this member. Call `poll` often: it sends the
+    Heartbeat the Join reply asks for (every `heartbeatMs`), and a member silent for
+    `memberTimeoutMs` (handling one event for longer, say) is taken for gone and its
+    deliveries go to others. When a Heartbeat is answered `not_a_member` (the groups process
+    restarted, or took this member for gone), `poll` joins again by itself; what the member
+    held comes again, here or elsewhere, and acknowledging it now says `stale`.
+
+    `ack`, `nack`, `join` and `leave` wait for their reply (an Ack's reply comes once it is
+    durable) up to `timeout_ms` and raise NoReply when none comes (the groups process is
+    away: an unacknowledged event simply comes again), Refused for an error reply.
+    """
+
+    JOIN_RETRY_SECONDS = 1.0  # how long to wait for the reply to a Join before sending another
+
+    def __init__(
+        self,
+        context: zmq.Context,
+        endpoint: str,
+        group: str,
+        timeout_ms: int = 3000,
+        note: Callable[[str], None] = ignore,
+        curve: CurveKeys | None = None,
+    ):
+        self.group = group
+        self.timeout_ms = timeout_ms
+        self.note = note  # told when the member joins again
+        self.heartbeat_seconds = 1.0  # until a Join reply says otherwise
+        self.joined = False
+        self.socket = context.socket(zmq.DEALER)
+        self.socket.linger = 0
+        if curve:
+            curve.apply(self.socket)  # a secured groups process admits readers and admins as members
+        self.socket.connect(endpoint)
+        self._ready: list[Delivery] = []  # received, not yet returned by poll
+        self._unanswered: dict[str, str] = {}  # id -> type of the Heartbeat and Join that poll sent
+        self._awaited: str | None = None  # the id of the request `_request` waits for
+        self._answer: dict | None = None  # and its reply, once it came
+        self._last_sent = time.monotonic()
+        self._join_sent: float | None = None  # when poll's Join went out, while unanswered
+
+    def join(self) -> dict:
+        """Joins the group; returns `{group, heartbeatMs, memberTimeoutMs}`. Refused with
+        `unknown_group` when there is no such group, `unauthorized` for a key that may not consume."""
+        result = expect_ok(self._request({"type": "Join", "group": self.group}))["result"]
+        self._joined(result)
+        return result
+
+    def poll(self, timeout_ms: int) -> list[Delivery]:
+        """Waits up to `timeout_ms` for deliveries and returns those that came (maybe none),
+        sending heartbeats and joining again meanwhile as needed."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        while True:
+            self._keep_alive()
+            if self._ready:
+                delivered, self._ready = self._ready, []
+                return delivered
+            now = time.monotonic()
+            if now >= deadline:
+                return []
+            self._receive(min(deadline, self._next_keep_alive()) - now)
+
+    def ack(self, positions: list[int]) -> dict:
+        """Acknowledges deliveries; returns `{group, acked, stale}`: the positions done now, and
+        those this member did not hold (already acknowledged, or delivered again elsewhere)."""
+        return expect_ok(self._request({"type": "Ack", "group": self.group, "positions": positions}))["result"]
+
+    def nack(self, position: int, reason: str | None = None) -> bool:
+        """Fails a delivery, so it is delivered again (or parked after the group's maxDeliver
+        attempts); False when this member did not hold it (stale), which changes nothing."""
+        document = {"type": "Nack", "group": self.group, "position": position}
+        if reason:
+            document["reason"] = reason
+        reply = self._request(document)
+        if not reply["ok"] and reply["error"]["code"] == "stale_delivery":
+            return False
+        expect_ok(reply)
+        return True
+
+    def leave(self) -> None:
+        """Leaves the group: what this member holds goes to the others at once."""
+        expect_ok(self._request({"type": "Leave", "group": self.group}))
+        self.joined = False
+
+    def close(self) -> None:
+        self.socket.close()
+
+    # --- the socket -------------------------------------------------------------------
+
+    def _request(self, document: dict) -> dict:
+        """Sends one request and waits for its reply, keeping the deliveries that come meanwhile."""
+        self._awaited, self._answer = self._send(document), None
+        deadline = time.monotonic() + self.timeout_ms / 1000
+        try:
+            while self._answer is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise NoReply(f"no reply to {document['type']} {self.group} within {self.timeout_ms} ms")
+                self._receive(left)
+            return self._answer
+        finally:
+            self._awaited = None  # a late reply is ignored
+
+    def _send(self, document: dict) -> str:
+        request_id = f"{document['type']}-{new_id()}"
+        payload = json.dumps({"id": request_id, **document}, separators=(",", ":")).encode()
+        try:
+            self.socket.send_multipart([b"", payload], flags=zmq.NOBLOCK)
+        except zmq.Again:
+            pass  # the queue towards the groups process is full: as if lost, no reply comes
+        self._last_sent = time.monotonic()
+        return request_id
+
+    def _receive(self, seconds: float) -> None:
+        """Takes what arrives within `seconds`, then whatever else is waiting."""
+        if not self.socket.poll(max(0, int(seconds * 1000))):
+            return
+        while self.socket.poll(0):
+            message = json.loads(self.socket.recv_multipart()[-1])  # [empty delimiter, message]
+            if message.get("type") == "Deliver" and "id" not in message:
+                event = message["event"]
+                self._ready.append(Delivery(message["group"], message["position"], message["attempt"], event))
+            elif message.get("id") is not None and message["id"] == self._awaited:
+                self._answer = message
+            else:
+                self._on_unasked_reply(message)
+
+    def _on_unasked_reply(self, reply: dict) -> None:
+        """The reply to a Heartbeat or Join that poll sent (or a late one, ignored)."""
+        request_type = self._unanswered.pop(reply.get("id"), None)
+        error = None if reply["ok"] else reply["error"]
+        if request_type == "Heartbeat" and error is not None:
+            if error["code"] != "not_a_member":
+                raise Refused(error)  # unknown_group: the group was deleted
+            if self.joined:
+                self.joined = False
+                self.note(f"the groups process does not know this member of {self.group} (not_a_member): "
+                          "joining again")
+        elif request_type == "Join":
+            self._join_sent = None
+            if error is not None:
+                raise Refused(error)
+            self._joined(reply["result"])
+            self.note(f"joined {self.group} again")
+
+    def _joined(self, result: dict) -> None:
+        self.joined = True
+        self._join_sent = None
+        self.heartbeat_seconds = result["heartbeatMs"] / 1000
+
+    def _keep_alive(self) -> None:
+        now = time.monotonic()
+        if not self.joined:
+            if self._join_sent is None or now - self._join_sent >= self.JOIN_RETRY_SECONDS:
+                self._join_sent = now
+                self._expect_reply("Join")
+        elif now >= self._next_beat():
+            self._expect_reply("Heartbeat")
+
+    def _expect_reply(self, request_type: str) -> None:
+        """Sends a Join or Heartbeat whose reply `_on_unasked_reply` reads when it comes."""
+        self._unanswered[self._send({"type": request_type, "group": self.group})] = request_type
+        while len(self._unanswered) > 64:  # replies that never came (the groups process was away)
+            del self._unanswered[next(iter(self._unanswered))]
+
+    def _next_beat(self) -> float:
+        return self._last_sent + self.heartbeat_seconds
+
+    def _next_keep_alive(self) -> float:
+        """When `_keep_alive` has something to send next: a Heartbeat, or another Join."""
+        if self.joined:
+            return self._next_beat()
+        return (self._join_sent or 0) + self.JOIN_RETRY_SECONDS
