@@ -182,6 +182,8 @@ class Scenario:
             member = self.client.member(group, role)
             try:
                 self.member_request(member, "Join", expect="unknown_group")
+                # A type the socket does not serve asks for no right: unknown_type for anyone.
+                self.member_request(member, "Heartbeet", expect="unknown_type")
             finally:
                 member.close()
         plain = self.client.context.socket(zmq.DEALER)
@@ -581,8 +583,14 @@ class Scenario:
                  maxInFlight=None, **{"from": "head"})["result"]
         g("CreateGroup", group="wc.park_1", topics=["orders"], ackWaitMs=600_000, maxDeliver=2, maxInFlight=1,
           **{"from": 1})
-        if (shop["topics"], shop["checkpoint"], shop["maxDeliver"], shop["maxInFlight"]) != (["products"], 0, 5, 64):
-            raise ScenarioFailure(f"CreateGroup wc-shop: {shop}")
+        if (shop["topics"], shop["checkpoint"], shop["maxDeliver"], shop["maxInFlight"], shop["head"]) != (
+                ["products"], 0, 5, 64, head):
+            raise ScenarioFailure(f"CreateGroup wc-shop (the log's head is {head}): {shop}")
+        # `from: null` is `from` left out: the whole log.
+        whole = g("CreateGroup", group="wc-null", topics=["users"], **{"from": None})["result"]
+        if (whole["checkpoint"], whole["head"]) != (0, head):
+            raise ScenarioFailure(f"CreateGroup with from null: {whole}")
+        g("DeleteGroup", group="wc-null")
         if (sorted(late["topics"]), late["checkpoint"], late["lag"], late["ackWaitMs"], late["maxDeliver"],
                 late["maxInFlight"]) != (["posts", "users"], head, 0, 30_000, 5, 64):
             raise ScenarioFailure(f"CreateGroup wc-late from the head ({head}) with default settings: {late}")
@@ -602,7 +610,6 @@ class Scenario:
             {"group": "wc-x", "topics": ["users"], "from": 0},
             {"group": "wc-x", "topics": ["users"], "from": 2},
             {"group": "wc-x", "topics": ["users"], "from": "tail"},
-            {"group": "wc-x", "topics": ["users"], "from": None},
             {"group": "bad name", "topics": ["users"]},
             {"group": "", "topics": ["users"]},
             {"group": "x" * 65, "topics": ["users"]},

@@ -158,7 +158,7 @@ def required_paths(kind: str, instance) -> list:
     elif kind.startswith("result group:"):
         paths = _group_result_paths("", kind.split(":", 1)[1], instance)
     elif kind == "reply groups-status":
-        paths = ["id", "ok", "result", "result.process", "result.uptimeSeconds", "result.groups"]
+        paths = ["id", "ok", "result", "result.role", "result.uptimeSeconds", "result.groups"]
         if instance["result"]["groups"]:
             paths += ["result.groups.0." + f for f in GROUP_FIELDS]
     elif kind == "group:Deliver":

@@ -11,6 +11,8 @@ final class GroupFollower {
     var lastHeard: Int64
     /// After a log read failed, the group reads again no sooner than this.
     var retryAt: Int64 = 0
+    /// The log's head when the group was created here, until the follower knows better.
+    var headAtCreation: Int64 = 0
 
     init(_ follower: consuming FeedFollower, now: Int64) {
         self.follower = follower

@@ -213,8 +213,11 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         } catch {
             return (error.id, WireEncoding.failure(id: error.id, error.error))
         }
-        let managing = GroupRequestType(rawValue: wire.type)?.managesGroups ?? true
-        switch requestGuard.admit(routed.metadata, for: managing ? .manageGroups : .consume) {
+        // An unknown type is answered as such whoever asks: it asks for no right.
+        guard let type = GroupRequestType(rawValue: wire.type) else {
+            return (wire.id, WireEncoding.failure(id: wire.id, GroupRequest.unknownType(wire.type)))
+        }
+        switch requestGuard.admit(routed.metadata, for: type.managesGroups ? .manageGroups : .consume) {
         case .serve: break
         case .drop: return nil
         case .unauthorized(let error): return (wire.id, WireEncoding.failure(id: wire.id, error))
@@ -260,13 +263,17 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                     .alreadyExists, "a group named \(creation.name) exists already",
                     details: [("group", .string(creation.name.rawValue))])
             }
-            let checkpoint = creation.fromHead ? try head() : 0
+            // The log's head now: where a group from the head starts, and what a new group's
+            // document shows until its follower has read (unknown, 0, while the log is away).
+            let logHead = creation.fromHead ? try head() : (try? head()) ?? 0
+            let checkpoint = creation.fromHead ? logHead : 0
             let record = GroupRecord(
                 name: creation.name, categories: creation.categories, settings: creation.settings,
                 createdAt: clock.now().millisecondsSinceEpoch, checkpoint: checkpoint, scanned: checkpoint)
             let follower: GroupFollower
             do {
                 follower = GroupFollower(try Self.makeFollower(context, endpoints, clientKeys, record), now: now)
+                follower.headAtCreation = logHead
             } catch {
                 throw ServiceError(.unavailable, "cannot follow the log for the new group: \(error)")
             }
@@ -298,7 +305,7 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         case .status:
             var documents: [JSONValue] = []
             for name in dispatcher.names { documents.append(try document(of: name)) }
-            return ["process": "groups", "uptimeSeconds": .int(Int(uptime.seconds)), "groups": .array(documents)]
+            return ["role": "groups", "uptimeSeconds": .int(Int(uptime.seconds)), "groups": .array(documents)]
         }
     }
 
@@ -308,7 +315,8 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     }
 
     private func knownHead(of name: GroupName, _ record: GroupRecord) -> Int64 {
-        max(followers[name]?.follower.lastKnownHead ?? 0, record.scanned)
+        guard let box = followers[name] else { return record.scanned }
+        return max(box.follower.lastKnownHead, box.headAtCreation, record.scanned)
     }
 
     private func publishFigures() {

@@ -24,16 +24,18 @@ public enum GroupRequest: Sendable, Equatable {
     public static let defaultParkedLimit = 100
     public static let parkedLimitRange: ClosedRange<Int> = 1...1_000
 
+    /// `unknown_type` for `type`, naming the types the groups socket serves.
+    public static func unknownType(_ type: String) -> ServiceError {
+        let known = GroupRequestType.allCases.map(\.rawValue).joined(separator: ", ")
+        return ServiceError(
+            .unknownType, "the groups socket serves \(known); got \(type)", details: [("type", .string(type))])
+    }
+
     /// Reads a request whose outer shape `WireRequest` checked: `unknown_type` for a type
     /// the groups socket does not serve, `malformed_request` for a field it does not know,
     /// `invalid_input` naming the field for a wrong value.
     public init(wire request: WireRequest) throws(ServiceError) {
-        guard let type = GroupRequestType(rawValue: request.type) else {
-            let known = GroupRequestType.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ServiceError(
-                .unknownType, "the groups socket serves \(known); got \(request.type)",
-                details: [("type", .string(request.type))])
-        }
+        guard let type = GroupRequestType(rawValue: request.type) else { throw Self.unknownType(request.type) }
         let fields = GroupFields(request)
         switch type {
         case .join, .heartbeat, .leave, .showGroup, .deleteGroup:
@@ -85,7 +87,7 @@ public struct GroupCreation: Sendable, Equatable {
         name = try fields.group()
         topics = try fields.topics()
         switch fields.object["from"] {
-        case nil, .int(1)?: fromHead = false
+        case nil, .null?, .int(1)?: fromHead = false
         case .string("head")?: fromHead = true
         default: throw GroupFields.invalid("from", "must be 1 (the whole log) or \"head\" (only what comes next)")
         }
