@@ -105,10 +105,20 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                     resetFollowers(now: now)
                 }
                 for (routed, _, reply) in replies { try send(routed.reply(JSONWriter.bytes(reply))) }
+                // A delivery to a member whose connection is gone is never made: it is taken
+                // back without counting as an attempt (else a killed member would cost each
+                // event it held one attempt more: the one handed back to it, still taken for
+                // a member, when the real one expired); then the member leaves.
+                var gone: Set<MemberId> = []
                 for delivery in deliveries {
-                    let frames = [delivery.member.bytes, [], GroupDocuments.deliver(delivery)]
-                    if try outbox.send(frames, on: router) == .gone { dispatcher.disconnected(delivery.member) }
+                    if !gone.contains(delivery.member) {
+                        let frames = [delivery.member.bytes, [], GroupDocuments.deliver(delivery)]
+                        guard try outbox.send(frames, on: router) == .gone else { continue }
+                    }
+                    dispatcher.unsent(delivery)
+                    gone.insert(delivery.member)
                 }
+                for member in gone { dispatcher.disconnected(member) }
                 publishFigures()
             } catch {
                 if error.isTerminated { return }
