@@ -58,9 +58,10 @@ LOGBOOK_BIN=.build/debug/logbook python3 Tests/WireContract/check_wire_contract.
 .build/debug/logbook-bench --quick --out "${TMPDIR:-/tmp}/logbook-bench-quick.json"
 # And its PostgreSQL scale-out section (a throwaway cluster of its own; about 20 s).
 .build/debug/logbook-bench --store postgresql --only scale --quick --out "${TMPDIR:-/tmp}/logbook-bench-scale-quick.json"
-# The chaos suite (about a minute): slow readers (peak RSS bound), kill -9 of the worker and of the
+# The chaos suite (a minute or two): slow readers (peak RSS bound), kill -9 of the worker and of the
 # query process under load, a fuzz pass on every socket, SIGTERM under load; the log is checked
-# against every acknowledged reply.
+# against every acknowledged reply. Then consumer groups: members running a command per event
+# killed again and again, the groups process killed once, poison events parked and released.
 LOGBOOK_BIN=.build/debug/logbook python3 Tests/Chaos/check_chaos.py
 LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py
 LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py --curve

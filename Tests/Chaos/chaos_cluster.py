@@ -1,6 +1,7 @@
-"""One worker and one query process of the real `logbook` binary on free loopback ports, which
-the chaos suite starts, kills (SIGKILL), stops (SIGTERM) and starts again on the same data,
-and whose log it reads straight from the SQLite file to check it against the replies.
+"""A worker, a query process and a groups process of the real `logbook` binary on free
+loopback ports, each started when a scenario needs it, which the chaos suite kills (SIGKILL),
+stops (SIGTERM) and starts again on the same data, and whose log it reads straight from the
+SQLite file to check it against the replies.
 """
 
 import json
@@ -22,13 +23,16 @@ class ClusterFailure(Exception):
 
 
 class Cluster:
-    ROLES = ("worker", "query")
-    SOCKETS = ("commands", "feed", "queries", "log")
+    ROLES = ("worker", "query", "groups")
+    SOCKETS = ("commands", "feed", "queries", "log", "groups")
+    # The socket on which each role answers Status.
+    STATUS_SOCKETS = {"worker": "commands", "query": "queries", "groups": "groups"}
 
     def __init__(self, binary: pathlib.Path, workdir: pathlib.Path):
         self.binary = binary
         self.workdir = workdir
-        self.endpoints = {name: f"tcp://127.0.0.1:{port}" for name, port in zip(self.SOCKETS, free_loopback_ports(4))}
+        ports = free_loopback_ports(len(self.SOCKETS))
+        self.endpoints = {name: f"tcp://127.0.0.1:{port}" for name, port in zip(self.SOCKETS, ports)}
         self.processes: dict[str, subprocess.Popen] = {}
         self.starts = {role: 0 for role in self.ROLES}
         self.context = zmq.Context.instance()
@@ -47,7 +51,7 @@ class Cluster:
 
     def wait_ready(self, role: str, seconds: float = 30):
         """Returns once the role's request socket answers Status."""
-        socket_name = "commands" if role == "worker" else "queries"
+        socket_name = self.STATUS_SOCKETS[role]
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if self.processes[role].poll() is not None:

@@ -11,7 +11,11 @@ real query process (LOGBOOK_BIN) on a SQLite log, put through
 - a fuzz pass: random and mutated frames on every socket, random subscriptions on the feed,
   raw bytes on every port; both processes must keep answering;
 - SIGTERM under load: the worker must exit 0, and every command the log holds got its reply;
-  then the query process, with queries in flight, must exit 0 too.
+  then the query process, with queries in flight, must exit 0 too;
+- consumer groups (chaos_groups.py, a worker and a groups process of their own): members
+  running a command per event, killed with kill -9 again and again, the groups process
+  killed once, POISON events parked, retried and skipped; every event handled at least
+  once, each stream in order across members, the checkpoint never ahead of what was handled.
 
 Each load ends by checking the log against every acknowledged reply: no acknowledged command
 lost, none applied twice. It prints one summary line of figures and exits 1 on a violation.
@@ -38,12 +42,15 @@ sys.path.insert(0, str(HERE))
 
 from chaos_cluster import Cluster, ClusterFailure  # noqa: E402
 from chaos_fuzz import fuzz_feed, fuzz_raw, fuzz_router  # noqa: E402
+from chaos_groups import GroupsChaos  # noqa: E402
 from chaos_load import CommandLoad, check_ledger  # noqa: E402
 
 # What one slow reader may add to the worker's peak RSS: the log socket queues 2 pages per
 # client, its outbox keeps 8 MiB (or one page), libzmq's I/O thread writes one more (a page
 # is at most ~4.5 MB), plus the allocator's slack. See docs/architecture.md (memory bounds).
 SLOW_READER_BOUND_MIB = 32
+
+PARTS = ["slow", "killworker", "killquery", "fuzz", "sigterm", "groups"]
 
 
 class Suite:
@@ -53,6 +60,7 @@ class Suite:
         self.failures: list[str] = []
         self.figures = {"kills": 0, "acknowledged": 0, "lost": 0, "duplicated": 0, "frames fuzzed": 0}
         self.rss: dict[int, tuple[int, int]] = {}
+        self.groups_figures: dict | None = None
 
     def note(self, text: str):
         print(f"chaos: {text}", flush=True)
@@ -238,11 +246,25 @@ class Suite:
             self.fail(f"the query process answered {answered} queries, the client received {received}")
         self.cluster.start("query")
 
+    def groups(self, binary: pathlib.Path, workdir: pathlib.Path):
+        """The consumer-groups scenario, on a worker and a groups process of its own."""
+        scenario = GroupsChaos(binary, workdir, self.note, self.fail, int(os.environ.get("CHAOS_SEED", "14")))
+        self.groups_figures = scenario.run()
+        self.note("groups: " + ", ".join(f"{name} {value}" for name, value in self.groups_figures.items()))
+
+
+def groups_summary(figures: dict | None) -> str:
+    if figures is None:
+        return "not run"
+    return (f"{figures['events']} events over {figures['streams']} streams, {figures['deliveries']} deliveries, "
+            f"{figures['redeliveries']} redeliveries, {figures['repeats']} repeats, {figures['member kills']} "
+            f"member kills and {figures['groups kills']} of the groups process, {figures['parked']} parked")
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=["slow", "killworker", "killquery", "fuzz", "sigterm"], action="append",
-                        help="run only these parts (after the fill); repeatable")
+    parser.add_argument("--only", choices=PARTS, action="append",
+                        help="run only these parts (the first five after the fill); repeatable")
     parser.add_argument("--keep", action="store_true", help="keep the working folder (logs, data)")
     options = parser.parse_args()
     binary = pathlib.Path(os.environ.get("LOGBOOK_BIN", ".build/debug/logbook")).resolve()
@@ -254,11 +276,12 @@ def main() -> int:
     cluster = Cluster(binary, workdir)
     started = time.monotonic()
     suite = Suite(cluster, quick=True)
-    parts = options.only or ["slow", "killworker", "killquery", "fuzz", "sigterm"]
+    parts = options.only or PARTS
     try:
-        cluster.start("worker")
-        cluster.start("query")
-        suite.fill()
+        if set(parts) - {"groups"}:
+            cluster.start("worker")
+            cluster.start("query")
+            suite.fill()
         if "slow" in parts:
             suite.slow_readers(1)
             suite.slow_readers(2)
@@ -270,6 +293,10 @@ def main() -> int:
             suite.fuzz(5_000)
         if "sigterm" in parts:
             suite.sigterm()
+        cluster.stop_all()
+        if "groups" in parts:
+            (workdir / "groups-scenario").mkdir()
+            suite.groups(binary, workdir / "groups-scenario")
     except ClusterFailure as error:
         suite.fail(str(error))
     finally:
@@ -282,7 +309,8 @@ def main() -> int:
     rss = ", ".join(f"×{n}: {before // 1024}→{peak // 1024} MiB" for n, (before, peak) in sorted(suite.rss.items()))
     print(f"chaos summary: kills {figures['kills']}, acknowledged {figures['acknowledged']}, lost {figures['lost']}, "
           f"duplicated {figures['duplicated']}, frames fuzzed {figures['frames fuzzed']}, "
-          f"peak RSS under slow readers {rss or 'not measured'}, {time.monotonic() - started:.0f} s, "
+          f"peak RSS under slow readers {rss or 'not measured'}, "
+          f"consumer groups: {groups_summary(suite.groups_figures)}, {time.monotonic() - started:.0f} s, "
           f"{'FAILED' if suite.failures else 'passed'}")
     return 1 if suite.failures else 0
 

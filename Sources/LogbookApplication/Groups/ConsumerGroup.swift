@@ -282,6 +282,29 @@ public struct ConsumerGroup {
         return deliveries
     }
 
+    /// A delivery that was never sent: its member's connection was gone when the groups
+    /// process came to send it. It was no attempt, so it is taken back: the event is ready
+    /// again with the attempts it had before (the store, which recorded the attempt before
+    /// the send, is corrected with the turn's changes). False when `member` does not hold
+    /// `position`. Call `leave` for the member afterwards: what it was really sent is failed
+    /// there, and counted.
+    @discardableResult
+    public mutating func unsent(_ position: Int64, to member: MemberId) -> Bool {
+        guard let flight = inFlight[position], flight.member == member, var lane = lanes[flight.stream],
+            lane.head?.position == position
+        else { return false }
+        inFlight.removeValue(forKey: position)
+        release(member)
+        lane.inFlight = false
+        lane.queue[0].attempts -= 1
+        changes.updated[position] = lane.queue[0]
+        lanes[flight.stream] = lane
+        counters.delivered -= 1
+        if lane.queue[0].attempts > 0 { counters.redelivered -= 1 }
+        ready.push(position, flight.stream)
+        return true
+    }
+
     /// The member a stream goes to: the one it is with while that one lives, else the member
     /// with room holding the fewest deliveries (nil when there are no members).
     private func memberFor(_ stream: String) -> MemberId? {

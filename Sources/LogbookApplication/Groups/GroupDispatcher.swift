@@ -126,6 +126,13 @@ public final class GroupDispatcher {
         try changing(name) { $0.leave(member) }
     }
 
+    /// A delivery of the last turn could not be sent (its member's connection is gone): it
+    /// does not count as an attempt. Call `disconnected` for the member after its unsent
+    /// deliveries.
+    public func unsent(_ delivery: GroupDelivery) {
+        groups[delivery.group]?.unsent(delivery.position, to: delivery.member)
+    }
+
     /// The member's connection is gone: it leaves every group it was in.
     public func disconnected(_ member: MemberId) {
         for name in groupNames where groups[name]?.isMember(member) == true {

@@ -107,10 +107,20 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                 // Figures before replies: whoever reads a reply finds the metrics as new as it.
                 publishFigures()
                 for (routed, _, reply) in replies { try send(routed.reply(JSONWriter.bytes(reply))) }
+                // A delivery to a member whose connection is gone is never made: it is taken
+                // back without counting as an attempt (else a killed member would cost each
+                // event it held one attempt more: the one handed back to it, still taken for
+                // a member, when the real one expired); then the member leaves.
+                var gone: Set<MemberId> = []
                 for delivery in deliveries {
-                    let frames = [delivery.member.bytes, [], GroupDocuments.deliver(delivery)]
-                    if try outbox.send(frames, on: router) == .gone { dispatcher.disconnected(delivery.member) }
+                    if !gone.contains(delivery.member) {
+                        let frames = [delivery.member.bytes, [], GroupDocuments.deliver(delivery)]
+                        guard try outbox.send(frames, on: router) == .gone else { continue }
+                    }
+                    dispatcher.unsent(delivery)
+                    gone.insert(delivery.member)
                 }
+                for member in gone { dispatcher.disconnected(member) }
             } catch {
                 if error.isTerminated { return }
                 diagnostics.error("groups loop: socket error", ["error": "\(error)"])

@@ -124,6 +124,31 @@ struct ConsumerGroupTests {
         #expect(silentAck.stale == [1])
     }
 
+    @Test func aDeliveryThatCouldNotBeSentIsNoAttempt() {
+        var group = makeGroup(maxDeliver: 2, ackWait: 1_000)
+        group.offer([event(1, "user-a")], through: 1)
+        group.join(ann, now: 0)
+        _ = group.takeDeliveries(now: 0)
+        group.join(bob, now: 0)
+        // Ann is gone but not yet taken for gone: her expired delivery is handed back to her.
+        group.tick(now: 1_000)
+        let handedBack = group.takeDeliveries(now: 1_000)
+        #expect(handedBack.map(\.member) == [ann])
+        #expect(handedBack.map(\.attempt) == [2])
+        // Her connection is found gone when it is sent: no attempt, and she leaves.
+        let takenBack = group.unsent(1, to: ann)
+        #expect(takenBack)
+        group.leave(ann, reason: "the member's connection is gone")
+        #expect(group.parkedCount == 0)
+        let again = group.takeDeliveries(now: 1_000)
+        #expect(again.map(\.member) == [bob])
+        #expect(again.map(\.attempt) == [2])
+        #expect(group.counters.delivered == 2)
+        #expect(group.counters.redelivered == 1)
+        let notHeld = group.unsent(1, to: ann)
+        #expect(!notHeld)
+    }
+
     @Test func aStreamStaysWithItsMemberAndNewStreamsGoToTheLeastLoaded() {
         var group = makeGroup()
         group.join(ann, now: 0)
