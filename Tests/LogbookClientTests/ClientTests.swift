@@ -389,9 +389,10 @@ struct ClientTests {
         #expect(endpoints.feed == "tcp://127.0.0.1:5556")
         #expect(endpoints.queries == "tcp://127.0.0.1:5557")
         #expect(endpoints.log == "tcp://127.0.0.1:5558")
+        #expect(endpoints.groups == "tcp://127.0.0.1:5560")
         #expect(
             ServerEndpoint.allCases.map(endpoints.address(of:)) == [
-                "tcp://127.0.0.1:5555", endpoints.queries, endpoints.log,
+                "tcp://127.0.0.1:5555", endpoints.queries, endpoints.log, endpoints.groups,
             ])
         #expect(ClientEndpoints(ServiceEndpoints.defaults) == endpoints)
     }
