@@ -15,12 +15,15 @@ extension LogbookClient {
     ///
     /// Ending the iteration (or cancelling its task) leaves the group once the acks and
     /// nacks given so far are sent; what the member still held goes to the other members.
-    /// At most the group's `maxInFlight` deliveries wait in the stream at a time.
-    public func consume(group: String) -> AsyncThrowingStream<GroupMessage, any Error> {
+    /// At most `maxInFlight` deliveries (the group's `maxInFlight` when nil or larger) wait
+    /// in the stream at a time: a consumer that handles one at a time passes 1, so that what
+    /// it has not started goes to the other members instead of waiting out `ackWaitMs`.
+    public func consume(group: String, maxInFlight: Int? = nil) -> AsyncThrowingStream<GroupMessage, any Error> {
         let (stream, continuation) = AsyncThrowingStream<GroupMessage, any Error>.makeStream()
         let member: GroupConsumer
         do {
-            member = try GroupConsumer(endpoint: endpoints.groups, group: group, security: security)
+            member = try GroupConsumer(
+                endpoint: endpoints.groups, group: group, maxInFlight: maxInFlight, security: security)
         } catch {
             continuation.finish(throwing: LogbookClientError.transport(error.description))
             return stream
@@ -84,15 +87,17 @@ private final class GroupConsumer: Sendable {
     private let context: ZMQContext
     private let endpoint: String
     private let group: String
+    private let maxInFlight: Int?
     private let security: CurveClientKeys?
     private let replies: Replies
     private let stopped = Atomic(false)
 
-    init(endpoint: String, group: String, security: CurveClientKeys?) throws(ZMQError) {
+    init(endpoint: String, group: String, maxInFlight: Int?, security: CurveClientKeys?) throws(ZMQError) {
         context = try ZMQContext()
         replies = try Replies()
         self.endpoint = endpoint
         self.group = group
+        self.maxInFlight = maxInFlight
         self.security = security
     }
 
@@ -104,7 +109,8 @@ private final class GroupConsumer: Sendable {
     func start(_ continuation: AsyncThrowingStream<GroupMessage, any Error>.Continuation) {
         _ = OwnedThread(name: "logbook-group-member") { [self] in
             do throws(GroupMemberError) {
-                var member = try Self.open(context, endpoint: endpoint, group: group, security: security)
+                var member = try Self.open(
+                    context, endpoint: endpoint, group: group, maxInFlight: maxInFlight, security: security)
                 while !stopped.load(ordering: .acquiring) {
                     try send(replies.take(), through: &member)
                     guard
@@ -128,11 +134,12 @@ private final class GroupConsumer: Sendable {
         }
     }
 
-    private static func open(_ context: ZMQContext, endpoint: String, group: String, security: CurveClientKeys?)
-        throws(GroupMemberError) -> GroupMemberChannel
-    {
+    private static func open(
+        _ context: ZMQContext, endpoint: String, group: String, maxInFlight: Int?, security: CurveClientKeys?
+    ) throws(GroupMemberError) -> GroupMemberChannel {
         do {
-            return try GroupMemberChannel(context, endpoint: endpoint, group: group, security: security)
+            return try GroupMemberChannel(
+                context, endpoint: endpoint, group: group, maxInFlight: maxInFlight, security: security)
         } catch {
             throw .transport(error.description)
         }

@@ -17,6 +17,8 @@ public struct GroupMemberChannel: ~Copyable {
 
     private let socket: ZMQSocket
     public let group: String
+    /// Deliveries this member holds at most, when it asked for fewer than the group's.
+    public let maxInFlight: Int?
     private var counter = 0
     private var joined = false
     /// When the last `Join` and heartbeat went out; nil when one is due at once.
@@ -30,11 +32,13 @@ public struct GroupMemberChannel: ~Copyable {
     /// Acks the groups process refused as stale (the delivery had gone to another member).
     public private(set) var staleAcks = 0
 
-    /// Connects to the groups socket at `endpoint` and asks to join `group`; with
-    /// `security`, as a CURVE client with those keys.
-    public init(_ context: ZMQContext, endpoint: String, group: String, security: CurveClientKeys? = nil)
-        throws(ZMQError)
-    {
+    /// Connects to the groups socket at `endpoint` and asks to join `group`, holding at most
+    /// `maxInFlight` deliveries at once (nil: as many as the group allows); with `security`,
+    /// as a CURVE client with those keys.
+    public init(
+        _ context: ZMQContext, endpoint: String, group: String, maxInFlight: Int? = nil,
+        security: CurveClientKeys? = nil
+    ) throws(ZMQError) {
         let socket = try ZMQSocket(context, .dealer)
         try socket.setMaximumMessageSize(FrameLimit.largest)
         try socket.set(.linger, 1_000)
@@ -42,6 +46,7 @@ public struct GroupMemberChannel: ~Copyable {
         try socket.connect(endpoint)
         self.socket = socket
         self.group = group
+        self.maxInFlight = maxInFlight
     }
 
     /// Waits up to `timeoutMilliseconds` for a delivery, joining and sending heartbeats as
@@ -117,7 +122,7 @@ public struct GroupMemberChannel: ~Copyable {
         if !joined {
             if let sent = lastJoinSent, now - sent < Self.joinRetryMilliseconds { return }
             lastJoinSent = now
-            try send(GroupRequestDocument.naming(.join, id: nextId(.join), group: group))
+            try send(GroupRequestDocument.join(id: nextId(.join), group: group, maxInFlight: maxInFlight))
         } else if lastHeartbeatSent.map({ now - $0 >= heartbeatMilliseconds }) ?? true {
             lastHeartbeatSent = now
             try send(GroupRequestDocument.naming(.heartbeat, id: nextId(.heartbeat), group: group))

@@ -175,6 +175,33 @@ struct ConsumerGroupsTests {
         #expect(try listed.json()["result"]?.objectValue?["groups"] == [])
     }
 
+    @Test("consume --exec holds one delivery at a time: the rest waits for it, not for ackWaitMs")
+    func execHoldsOne() async throws {
+        let cluster = try ServiceCluster()
+        try await cluster.startWorker()
+        try await cluster.startGroups()
+        let created = try await cluster.run(["groups", "create", "slow", "--topics", "products"])
+        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        let client = try cluster.client()
+        defer { client.close() }
+        for index in 1...3 { try await addProduct(client, "s\(index)", name: "Tea") }
+        let gate = cluster.directory.appendingPathComponent("go").path
+        let member = try cluster.background([
+            "consume", "slow", "--limit", "3", "--exec", "while [ ! -e '\(gate)' ]; do sleep 0.05; done",
+        ])
+        // Three streams, one member running one command: it holds one, the others wait.
+        #expect(
+            try await eventually {
+                let shown = try await groupShow(cluster, "slow")
+                return shown["inFlight"] == 1 && shown["pending"] == 3 && shown["members"] == 1
+            })
+        #expect(FileManager.default.createFile(atPath: gate, contents: nil))
+        #expect(await member.waitForExit() == 0, "\(member.stderr)")
+        let shown = try await groupShow(cluster, "slow")
+        #expect(shown["checkpoint"] == .int(Int(try await cluster.head())))
+        #expect(shown["redelivered"] == 0)
+    }
+
     @Test("the Swift client's consumer: acks, a nack delivered again with its next attempt, leaving")
     func swiftConsumer() async throws {
         let cluster = try ServiceCluster()

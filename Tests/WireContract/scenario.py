@@ -653,7 +653,8 @@ class Scenario:
         ask = functools.partial(self.member_request, member)
         try:
             joined = ask("Join")["result"]
-            if joined["group"] != "wc-shop" or not 0 < joined["heartbeatMs"] < joined["memberTimeoutMs"]:
+            if joined["group"] != "wc-shop" or not 0 < joined["heartbeatMs"] < joined["memberTimeoutMs"] or \
+                    joined["maxInFlight"] != 64:
                 raise ScenarioFailure(f"Join wc-shop: {joined}")
             wanted = {e["position"] for e in products}
             first = member.deliveries_until(lambda taken: len(taken) >= 1, "the first delivery of wc-shop")[0]
@@ -679,7 +680,12 @@ class Scenario:
                 raise ScenarioFailure(f"an Ack of positions the member does not hold: {result}")
             ask("Nack", position=first["position"], expect="stale_delivery")
             ask("Heartbeat")
-            ask("Join")  # a member joining again stays one member
+            # A member joining again stays one member; asking for more than the group allows
+            # gets the group's maxInFlight, for fewer, what it asked for.
+            if ask("Join", maxInFlight=10_000)["result"]["maxInFlight"] != 64:
+                raise ScenarioFailure("Join with maxInFlight above the group's was not held to the group's")
+            if ask("Join", maxInFlight=2)["result"]["maxInFlight"] != 2:
+                raise ScenarioFailure("Join with maxInFlight 2 did not hold the member to 2")
             shown = self.group_request("ShowGroup", group="wc-shop")["result"]
             # Redeliveries beyond the nacked one come only if the member went silent for its
             # timeout (a stalled machine): counted, not expected.
@@ -714,6 +720,8 @@ class Scenario:
                        "grapheme clusters")
                 s("Join", group=OMIT, expect="invalid_input")
                 s("Join", extra=1, expect="malformed_request")
+                for held in (0, 10_001, "1", 1.5):
+                    s("Join", maxInFlight=held, expect="invalid_input")
                 s("Ack", positions=[1], position=1, expect="malformed_request")
             finally:
                 stranger.close()

@@ -69,7 +69,6 @@ public struct ConsumerGroup {
     public var parkedCount: Int { parkedPositions.count }
     public func isMember(_ member: MemberId) -> Bool { members[member] != nil }
     /// The members, in no particular order.
-    public var memberIds: [MemberId] { Array(members.keys) }
 
     /// The parked events, in position order.
     public var parked: [PendingEvent] {
@@ -148,10 +147,18 @@ public struct ConsumerGroup {
 
     // MARK: Members
 
-    /// A member joins (or, already a member, is heard from again).
-    public mutating func join(_ member: MemberId, now: Int64) {
-        members[member, default: GroupMember(lastSeen: now)].lastSeen = now
+    /// A member joins (or, already a member, is heard from again), holding at most
+    /// `maxInFlight` deliveries at once when it asks for fewer than the group's
+    /// `maxInFlight` (a member that handles one event at a time asks for 1, so that what
+    /// it cannot start yet goes to the others instead of waiting out `ackWaitMs`).
+    public mutating func join(_ member: MemberId, now: Int64, maxInFlight: Int? = nil) {
+        let limit = min(record.settings.maxInFlight, max(1, maxInFlight ?? record.settings.maxInFlight))
+        members[member, default: GroupMember(lastSeen: now, limit: limit)].lastSeen = now
+        members[member]?.limit = limit
     }
+
+    /// Each member and the deliveries it may hold at once.
+    public var memberLimits: [MemberId: Int] { members.mapValues(\.limit) }
 
     /// The member was heard from; false when it is not a member.
     @discardableResult
@@ -251,14 +258,14 @@ public struct ConsumerGroup {
     /// Hands out what the members have room for, smallest positions first, and records the
     /// attempts. Send them only after `takeChanges()` is committed.
     public mutating func takeDeliveries(now: Int64) -> [GroupDelivery] {
-        var room = members.values.reduce(0) { $0 + max(0, record.settings.maxInFlight - $1.inFlight) }
+        var room = members.values.reduce(0) { $0 + max(0, $1.limit - $1.inFlight) }
         var deliveries: [GroupDelivery] = []
         while room > 0, let (position, stream) = ready.popMin() {
             guard var lane = lanes[stream], lane.isReady, var event = lane.head, event.position == position else {
                 continue
             }
-            guard let member = memberFor(stream), let holding = members[member]?.inFlight else { break }
-            guard holding < record.settings.maxInFlight else {
+            guard let member = memberFor(stream), let state = members[member] else { break }
+            guard state.hasRoom else {
                 members[member]?.waiting.append((position, stream))
                 continue
             }
@@ -310,7 +317,8 @@ public struct ConsumerGroup {
     private func memberFor(_ stream: String) -> MemberId? {
         if let member = affinity[stream], members[member] != nil { return member }
         return members.min { left, right in
-            left.value.inFlight != right.value.inFlight
+            if left.value.hasRoom != right.value.hasRoom { return left.value.hasRoom }
+            return left.value.inFlight != right.value.inFlight
                 ? left.value.inFlight < right.value.inFlight
                 : left.key.bytes.lexicographicallyPrecedes(right.key.bytes)
         }?.key

@@ -20,7 +20,7 @@ public final class GroupDispatcher {
     /// Why the groups could not be read back after a failed commit; nil when they are in memory.
     private var unreadable: GroupStoreError?
     /// Members of each group when the store became unreadable, to join again once it is read.
-    private var membersToRestore: [GroupName: [MemberId]] = [:]
+    private var membersToRestore: [GroupName: [MemberId: Int]] = [:]
     /// Pending events read back per store read when a group is loaded.
     static let restorePage = 1_000
 
@@ -110,8 +110,10 @@ public final class GroupDispatcher {
 
     // MARK: Members
 
-    public func join(_ name: GroupName, member: MemberId, now: Int64) throws(ServiceError) {
-        try changing(name) { $0.join(member, now: now) }
+    /// A member joins `name`, holding at most `maxInFlight` deliveries when it asks for
+    /// fewer than the group allows.
+    public func join(_ name: GroupName, member: MemberId, now: Int64, maxInFlight: Int? = nil) throws(ServiceError) {
+        try changing(name) { $0.join(member, now: now, maxInFlight: maxInFlight) }
     }
 
     /// A member's heartbeat; `not_a_member` when the group does not know it (the groups
@@ -232,7 +234,7 @@ public final class GroupDispatcher {
 
     /// After a failed commit: the groups as the store has them, with the same members.
     private func recover(from error: GroupStoreError, now: Int64) throws(GroupStoreError) {
-        let members = groups.mapValues { $0.memberIds }
+        let members = groups.mapValues { $0.memberLimits }
         pendingChanges = GroupChanges()
         do {
             try load()
@@ -246,9 +248,9 @@ public final class GroupDispatcher {
         throw error
     }
 
-    private func rejoin(_ members: [GroupName: [MemberId]], now: Int64) {
-        for (name, ids) in members {
-            for member in ids { groups[name]?.join(member, now: now) }
+    private func rejoin(_ members: [GroupName: [MemberId: Int]], now: Int64) {
+        for (name, limits) in members {
+            for (member, limit) in limits { groups[name]?.join(member, now: now, maxInFlight: limit) }
         }
     }
 

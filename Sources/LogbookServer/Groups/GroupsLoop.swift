@@ -246,11 +246,13 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         -> JSONValue
     {
         switch request {
-        case .join(let name):
-            try dispatcher.join(name, member: member, now: now)
+        case .join(let name, let maxInFlight):
+            try dispatcher.join(name, member: member, now: now, maxInFlight: maxInFlight)
+            let groupLimit = dispatcher.record(of: name)?.settings.maxInFlight ?? 0
             return [
                 "group": .string(name.rawValue), "heartbeatMs": .int(Int(dispatcher.memberTimeoutMilliseconds / 5)),
                 "memberTimeoutMs": .int(Int(dispatcher.memberTimeoutMilliseconds)),
+                "maxInFlight": .int(min(groupLimit, maxInFlight ?? groupLimit)),
             ]
         case .heartbeat(let name):
             try dispatcher.heartbeat(name, member: member, now: now)

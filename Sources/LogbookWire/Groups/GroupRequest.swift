@@ -4,7 +4,8 @@ import LogbookJSON
 
 /// A request on the groups socket, its fields checked: `{"id","type","group",…}`.
 public enum GroupRequest: Sendable, Equatable {
-    case join(GroupName)
+    /// A member joins; `maxInFlight`: it holds at most that many deliveries (at most the group's).
+    case join(GroupName, maxInFlight: Int?)
     case heartbeat(GroupName)
     /// Several positions at once.
     case ack(GroupName, positions: [Int64])
@@ -38,11 +39,15 @@ public enum GroupRequest: Sendable, Equatable {
         guard let type = GroupRequestType(rawValue: request.type) else { throw Self.unknownType(request.type) }
         let fields = GroupFields(request)
         switch type {
-        case .join, .heartbeat, .leave, .showGroup, .deleteGroup:
+        case .join:
+            try fields.only(["maxInFlight"])
+            self = .join(
+                try fields.group(),
+                maxInFlight: try fields.optionalInt("maxInFlight", in: GroupSettings.maxInFlightRange))
+        case .heartbeat, .leave, .showGroup, .deleteGroup:
             try fields.only([])
             let group = try fields.group()
             switch type {
-            case .join: self = .join(group)
             case .heartbeat: self = .heartbeat(group)
             case .leave: self = .leave(group)
             case .showGroup: self = .show(group)

@@ -3,7 +3,7 @@ public import LogbookJSON
 /// The groups-socket request documents clients send, written once for the client library
 /// and the command line: `{"id","type","group",…}`, optional members left out when absent.
 public enum GroupRequestDocument {
-    /// `Join`, `Heartbeat`, `Leave`, `ShowGroup`, `DeleteGroup`: the group and nothing else.
+    /// `Heartbeat`, `Leave`, `ShowGroup`, `DeleteGroup` (and a plain `Join`): the group and nothing else.
     public static func naming(_ type: GroupRequestType, id: String, group: String) -> JSONObject {
         ["id": .string(id), "type": .string(type.rawValue), "group": .string(group)]
     }
@@ -11,6 +11,13 @@ public enum GroupRequestDocument {
     /// `ListGroups`, `Status`.
     public static func bare(_ type: GroupRequestType, id: String) -> JSONObject {
         ["id": .string(id), "type": .string(type.rawValue)]
+    }
+
+    /// `Join`; with `maxInFlight`, the member holds at most that many deliveries at once.
+    public static func join(id: String, group: String, maxInFlight: Int?) -> JSONObject {
+        var document = naming(.join, id: id, group: group)
+        document["maxInFlight"] = maxInFlight.map(JSONValue.int)
+        return document
     }
 
     public static func ack(id: String, group: String, positions: [Int64]) -> JSONObject {

@@ -15,6 +15,10 @@ struct ConsumeCommand: ConfiguredCommand {
     static let exec = OptionSpec.option(
         "exec", "CMD", "run CMD once per event (envelope on stdin); ack on exit status 0, nack otherwise")
     static let limit = OptionSpec.option("limit", "N", "leave the group after handling N events")
+    static let maxInFlight = OptionSpec.option(
+        "max-in-flight", "N",
+        "hold at most N deliveries at once (at most the group's maxInFlight); default 1 with --exec, "
+            + "else the group's")
 
     static let spec = CommandSpec(
         name: "consume", usage: "GROUP [--exec CMD] [options]",
@@ -27,14 +31,16 @@ struct ConsumeCommand: ConfiguredCommand {
             it runs /bin/sh -c CMD once per event with the envelope on stdin and LOGBOOK_GROUP,
             LOGBOOK_POSITION and LOGBOOK_ATTEMPT (1 for the first delivery) in its environment:
             exit status 0 acknowledges the event, any other fails it (it is delivered again,
-            and parked after the group's --max-deliver attempts).
+            and parked after the group's --max-deliver attempts). With --exec it holds one
+            delivery at a time (--max-in-flight N: up to N), so that what it cannot start yet
+            goes to other members rather than waiting out the group's --ack-wait-ms.
             It runs until SIGINT or SIGTERM, or until --limit events are handled, then leaves
             the group and exits 0 once the groups process has recorded its acks (3 when that
             was not confirmed in time: unrecorded acks mean those events come again). It joins
             again by itself when the groups process restarts. An unknown group ends it with
             exit status 1.
             """,
-        options: [exec, limit], settings: Configuration.settings)
+        options: [exec, limit, maxInFlight], settings: Configuration.settings)
 
     /// How long leaving waits for the groups process to settle the acks sent before.
     static let leaveTimeoutMilliseconds = 10_000
@@ -49,6 +55,9 @@ struct ConsumeCommand: ConfiguredCommand {
         }
         var remaining = try arguments.integer(Self.limit, in: 1...Int.max) ?? Int.max
         let command = arguments.value(Self.exec)
+        // A command runs one event at a time: deliveries held beyond the one it runs would
+        // wait out ackWaitMs instead of going to another member.
+        let holding = try arguments.integer(Self.maxInFlight, in: 1...10_000) ?? (command == nil ? nil : 1)
         // Writing an event to a command that exits without reading it must not end this process.
         signal(SIGPIPE, SIG_IGN)
         // SIGINT and SIGTERM end the loop between deliveries, so the member leaves the group
@@ -57,7 +66,7 @@ struct ConsumeCommand: ConfiguredCommand {
         do {
             let context = try ZMQContext()
             var member = try GroupMemberChannel(
-                context, endpoint: configuration.endpoints.groups, group: group,
+                context, endpoint: configuration.endpoints.groups, group: group, maxInFlight: holding,
                 security: try configuration.clientKeys())
             while remaining > 0, ProcessSignals.take() == nil {
                 guard let delivery = try member.next(timeoutMilliseconds: 1_000) else { continue }

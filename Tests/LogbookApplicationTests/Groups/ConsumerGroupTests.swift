@@ -178,6 +178,20 @@ struct ConsumerGroupTests {
         #expect(group.inFlightCount == 2)
     }
 
+    @Test func aMemberThatAsksForFewerHoldsNoMoreAndTheRestGoesToTheOthers() {
+        var group = makeGroup(maxInFlight: 4)
+        group.offer((1...6).map { event(Int64($0), "user-\($0)") }, through: 6)
+        group.join(ann, now: 0, maxInFlight: 1)
+        #expect(group.takeDeliveries(now: 0).map(\.position) == [1])
+        group.join(bob, now: 0, maxInFlight: 99)
+        let toBob = group.takeDeliveries(now: 0)
+        #expect(toBob.map(\.position) == [2, 3, 4, 5])
+        #expect(toBob.allSatisfy { $0.member == bob })
+        #expect(group.memberLimits == [ann: 1, bob: 4])
+        _ = group.ack([1], from: ann, now: 1)
+        #expect(group.takeDeliveries(now: 1).map(\.member) == [ann])
+    }
+
     @Test func aFullGroupTakesNoMoreFromTheLog() {
         var group = makeGroup(window: 3)
         group.offer([event(1, "user-a"), event(2, "user-b")], through: 2)
