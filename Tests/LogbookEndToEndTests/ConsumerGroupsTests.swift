@@ -14,11 +14,7 @@ struct ConsumerGroupsTests {
         "members share a group's events, each stream in order and with one member; a killed groups process loses no ack"
     )
     func sharingAndRestart() async throws {
-        let cluster = try ServiceCluster()
-        try await cluster.startWorker()
-        try await cluster.startGroups()
-        let created = try await cluster.run(["groups", "create", "shop", "--topics", "products"])
-        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        let cluster = try await clusterWithGroup("shop")
         let client = try cluster.client()
         defer { client.close() }
         for index in 1...8 { try await addProduct(client, "p\(index)", name: "Tea \(index)") }
@@ -64,13 +60,7 @@ struct ConsumerGroupsTests {
 
     @Test("an event that keeps failing is parked after maxDeliver attempts and holds only its stream")
     func poisonIsParked() async throws {
-        let cluster = try ServiceCluster()
-        try await cluster.startWorker()
-        try await cluster.startGroups()
-        let created = try await cluster.run([
-            "groups", "create", "mail", "--topics", "products", "--max-deliver", "2",
-        ])
-        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        let cluster = try await clusterWithGroup("mail", "--max-deliver", "2")
         let client = try cluster.client()
         defer { client.close() }
         try await addProduct(client, "good", name: "Tea")
@@ -177,11 +167,7 @@ struct ConsumerGroupsTests {
 
     @Test("consume --exec holds one delivery at a time: the rest waits for it, not for ackWaitMs")
     func execHoldsOne() async throws {
-        let cluster = try ServiceCluster()
-        try await cluster.startWorker()
-        try await cluster.startGroups()
-        let created = try await cluster.run(["groups", "create", "slow", "--topics", "products"])
-        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        let cluster = try await clusterWithGroup("slow")
         let client = try cluster.client()
         defer { client.close() }
         for index in 1...3 { try await addProduct(client, "s\(index)", name: "Tea") }
@@ -204,11 +190,7 @@ struct ConsumerGroupsTests {
 
     @Test("the Swift client's consumer: acks, a nack delivered again with its next attempt, leaving")
     func swiftConsumer() async throws {
-        let cluster = try ServiceCluster()
-        try await cluster.startWorker()
-        try await cluster.startGroups()
-        let created = try await cluster.run(["groups", "create", "shop", "--topics", "products"])
-        #expect(created.status == 0, "\(created.stdout) \(created.stderr)")
+        let cluster = try await clusterWithGroup("shop")
         let client = try cluster.client()
         defer { client.close() }
         let first = try await addProduct(client, "tea", name: "Tea")
@@ -251,6 +233,17 @@ struct ConsumerGroupsTests {
     }
 
     // MARK: Helpers
+
+    /// A worker and a groups process, and group `name` over the products topic created with
+    /// `options`.
+    func clusterWithGroup(_ name: String, _ options: String...) async throws -> ServiceCluster {
+        let cluster = try ServiceCluster()
+        try await cluster.startWorker()
+        try await cluster.startGroups()
+        let created = try await cluster.run(["groups", "create", name, "--topics", "products"] + options)
+        try #require(created.status == 0, "\(created.stdout) \(created.stderr)")
+        return cluster
+    }
 
     @discardableResult
     func addProduct(_ client: LogbookClient, _ id: String, name: String) async throws -> Int64 {
