@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "LogbookSQLite", targets: ["LogbookSQLite"]),
         .library(name: "LogbookPostgres", targets: ["LogbookPostgres"]),
         .library(name: "LogbookJSON", targets: ["LogbookJSON"]),
+        .library(name: "LogbookCrypto", targets: ["LogbookCrypto"]),
         .library(name: "LogbookWire", targets: ["LogbookWire"]),
         .library(name: "LogbookZMQ", targets: ["LogbookZMQ"]),
         .library(name: "LogbookFeed", targets: ["LogbookFeed"]),
@@ -52,9 +53,16 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
+        // libsodium: authenticated encryption, keyed hashing and key derivation, for personal data.
+        .systemLibrary(
+            name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]),
 
         // Support: a JSON reader/writer with precise errors and stable key order. No dependencies.
         .target(name: "LogbookJSON", swiftSettings: strictSettings),
+
+        // Support: libsodium's authenticated encryption and keyed hashing, for personal data. Only CSodium.
+        .target(name: "LogbookCrypto", dependencies: ["CSodium"], swiftSettings: strictSettings),
 
         // Support: `ConditionLock`, a value behind a lock with a condition variable, for the
         // threads that wait for one another (hand-overs, joins, stops). No dependencies.
@@ -159,6 +167,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookLocksTests", dependencies: ["LogbookLocks"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "LogbookCryptoTests", dependencies: ["LogbookCrypto"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookDomainTests", dependencies: ["LogbookDomain", "LogbookTestSupport"],

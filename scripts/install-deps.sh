@@ -12,6 +12,8 @@ set -euo pipefail
 packages=(libsqlite3-dev libzmq3-dev libpq-dev pkg-config sqlite3 postgresql iproute2 libmicrohttpd-dev prometheus curl)
 # libsystemd's sd_notify: `logbook run` tells systemd it is ready, alive and stopping.
 packages+=(libsystemd-dev)
+# libsodium: sealing personal data under per-person keys, and the master key that wraps them.
+packages+=(libsodium-dev)
 
 missing=()
 for package in "${packages[@]}"; do
