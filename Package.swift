@@ -195,6 +195,15 @@ let package = Package(
                 "LogbookApplication", "LogbookMemory", "LogbookSQLite", "LogbookPostgres", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
+        // One suite run against every `PersonKeyStore` (in memory, SQLite, PostgreSQL when a
+        // test server is configured), and the SQLite and PostgreSQL key stores' own rules:
+        // the files they refuse, and what a destroyed key leaves in their files and tables.
+        .testTarget(
+            name: "PersonKeyStoreContractTests",
+            dependencies: [
+                "LogbookApplication", "LogbookMemory", "LogbookSQLite", "LogbookPostgres", "LogbookTestSupport",
+            ],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "ReadModelContractTests",
             dependencies: [
