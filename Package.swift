@@ -73,7 +73,7 @@ let package = Package(
 
         // Application: use cases and the gateway protocols the adapters implement.
         .target(
-            name: "LogbookApplication", dependencies: ["LogbookDomain", "LogbookJSON"],
+            name: "LogbookApplication", dependencies: ["LogbookDomain", "LogbookJSON", "LogbookCrypto"],
             swiftSettings: strictSettings),
 
         // Data: event stores and read-model stores (in memory, for tests of the layers above; SQLite).
@@ -141,7 +141,8 @@ let package = Package(
         .executableTarget(
             name: "logbook",
             dependencies: [
-                "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookPostgres",
+                "LogbookCrypto", "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite",
+                "LogbookPostgres",
                 "LogbookZMQ", "LogbookFeed", "LogbookServer", "LogbookClient", "LogbookCommandLine", "LogbookMetrics",
                 "CGlibcMalloc", "CSystemd",
             ],
@@ -158,7 +159,7 @@ let package = Package(
             name: "LogbookTestSupport",
             dependencies: [
                 "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory", "LogbookSQLite", "CSQLite",
-                "CPostgres",
+                "CPostgres", "LogbookCrypto",
             ],
             path: "Tests/LogbookTestSupport",
             swiftSettings: strictSettings),
@@ -264,14 +265,14 @@ let package = Package(
             name: "LogbookCLIDeclarationTests",
             dependencies: [
                 "logbook", "logbook-bench", "LogbookCommandLine", "LogbookClient", "LogbookZMQ", "LogbookWire",
-                "LogbookServer", "LogbookSQLite",
+                "LogbookServer", "LogbookSQLite", "LogbookApplication", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "LogbookBenchTests",
             dependencies: [
                 "LogbookBench", "LogbookApplication", "LogbookDomain", "LogbookMemory", "LogbookSQLite", "LogbookJSON",
-                "LogbookWire",
+                "LogbookWire", "LogbookTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(

@@ -16,8 +16,9 @@ public enum DomainError: Error, Sendable, Equatable {
     case invalidInput(field: String, reason: String)
     case notFound(EntityKind, id: String)
     case alreadyExists(EntityKind, id: String)
-    /// Another live user holds this address (compared case-insensitively).
-    case emailTaken(email: String)
+    /// Another live user holds the address given (compared case-insensitively). The address
+    /// is not repeated: errors go to process logs, which carry no personal data.
+    case emailTaken
     /// The product's stock is 0.
     case productNotAvailable(productId: String)
     /// The product has some stock, but less than asked for.
@@ -40,7 +41,7 @@ public enum DomainError: Error, Sendable, Equatable {
         case .invalidInput(let field, let reason): "\(field): \(reason)"
         case .notFound(let kind, let id): "\(kind.rawValue) '\(id)' does not exist"
         case .alreadyExists(let kind, let id): "\(kind.rawValue) '\(id)' already exists"
-        case .emailTaken(let email): "the email address '\(email)' is already in use"
+        case .emailTaken: "the email address is already in use by another user"
         case .productNotAvailable(let id): "product '\(id)' is out of stock"
         case .insufficientStock(let id, let requested, let available):
             "product '\(id)' has \(available) in stock, fewer than the \(requested) requested"
@@ -53,7 +54,7 @@ public enum DomainError: Error, Sendable, Equatable {
         case .invalidInput(let field, _): [("field", .string(field))]
         case .notFound(let kind, let id), .alreadyExists(let kind, let id):
             [("entity", .string(kind.rawValue)), ("id", .string(id))]
-        case .emailTaken(let email): [("email", .string(email))]
+        case .emailTaken: [("field", .string("email"))]
         case .productNotAvailable(let id): [("productId", .string(id)), ("available", .int(0))]
         case .insufficientStock(let id, let requested, let available):
             [("productId", .string(id)), ("requested", .int(requested)), ("available", .int(available))]

@@ -10,7 +10,8 @@ struct HandlerOnEveryStoreTests {
     func sameBehaviourEverywhere(seed: UInt64) throws {
         let harnesses = try StoreKind.allCases.map { try StoreHarness($0) }
         let handlers = harnesses.map {
-            CommandHandler(store: $0.store, clock: StepClock(), ids: CountingIds(), cacheCapacity: 8)
+            CommandHandler(
+                store: $0.store, clock: StepClock(), ids: CountingIds(), buckets: .forTests, cacheCapacity: 8)
         }
         var commands = RandomCommands(seed: seed)
         var accepted = 0

@@ -47,10 +47,10 @@ struct RacingWorkersTests {
         let racing = InterleavingStore(inner: harness.store, seed: seed)
         racing.otherWorker = CommandHandler(
             store: harness.store, clock: StepClock(),
-            ids: CountingIds(prefix: "o"), cacheCapacity: 4)
+            ids: CountingIds(prefix: "o"), buckets: .forTests, cacheCapacity: 4)
         let main = CommandHandler(
             store: racing, clock: StepClock(),
-            ids: CountingIds(prefix: "m"), cacheCapacity: 4)
+            ids: CountingIds(prefix: "m"), buckets: .forTests, cacheCapacity: 4)
         var commands = RandomCommands(seed: seed)
         var told: [(CommandRequest, CommandOutcome)] = []
         for _ in 0..<100 {

@@ -9,7 +9,7 @@ struct EventCodecTests {
     @Test("every event type survives encoding and decoding", arguments: SampleEvents.all)
     func roundTrip(event: DomainEvent) throws {
         let text = EventCodec.encodedText(event)
-        #expect(try EventCodec.decode(type: event.typeName, data: text) == event)
+        #expect(try EventCodec.decode(type: event.typeName, stream: event.stream.name, data: text) == event)
     }
 
     @Test("payloads use the contract's field names and money as decimal strings")
@@ -25,15 +25,58 @@ struct EventCodecTests {
         #expect(!registered.contains("birthday"), "an absent optional field is left out, not null")
     }
 
+    @Test("an email claim is read from a bucket stream, and refused anywhere else")
+    func claimsBelongOnBuckets() throws {
+        let data = #"{"email":"ann@example.com","userId":"u1"}"#
+        let claim = try EventCodec.decode(type: "EmailClaimed", stream: "email-3fa2", data: data)
+        #expect(claim.stream.name == "email-3fa2")
+        #expect(throws: EventDecodingError.self) {
+            try EventCodec.decode(type: "EmailClaimed", stream: "email-ann@example.com", data: data)
+        }
+    }
+
+    @Test("payloads whose personal values were forgotten decode as erased, keeping their user")
+    func forgottenPayloads() throws {
+        let registered =
+            #"{"userId":"u1","name":null,"email":null,"gender":null,"subscription":"free","forgotten":true}"#
+        #expect(
+            try EventCodec.decode(type: "UserRegistered", stream: "user-u1", data: registered)
+                == .user(.erased(ErasedUserEvent(userId: try UserId("u1"), typeName: "UserRegistered"))))
+        let updated = #"{"userId":"u1","email":null,"forgotten":true}"#
+        #expect(
+            try EventCodec.decode(type: "UserProfileUpdated", stream: "user-u1", data: updated)
+                == .user(.erased(ErasedUserEvent(userId: try UserId("u1"), typeName: "UserProfileUpdated"))))
+        let claim = #"{"email":null,"userId":"u1","forgotten":true}"#
+        let decoded = try EventCodec.decode(type: "EmailReleased", stream: "email-3fa2", data: claim)
+        #expect(
+            decoded
+                == .emailClaim(
+                    .forgotten(
+                        ForgottenEmailClaim(
+                            bucket: try EmailBucket("3fa2"), userId: try UserId("u1"), typeName: "EmailReleased"))))
+        #expect(decoded.typeName == "EmailReleased")
+        // Without the mark, a registration without its values is an unreadable payload.
+        #expect(throws: EventDecodingError.self) {
+            try EventCodec.decode(
+                type: "UserRegistered", stream: "user-u1",
+                data: #"{"userId":"u1","name":null,"email":null,"gender":null,"subscription":"free"}"#)
+        }
+    }
+
     @Test("unreadable stored events are reported, not crashed on")
     func unreadable() {
-        #expect(throws: EventDecodingError.self) { try EventCodec.decode(type: "ProductAdded", data: "{") }
         #expect(throws: EventDecodingError.self) {
-            try EventCodec.decode(type: "ProductAdded", data: #"{"productId":"p1"}"#)
+            try EventCodec.decode(type: "ProductAdded", stream: "product-p1", data: "{")
         }
-        #expect(throws: EventDecodingError.self) { try EventCodec.decode(type: "Mystery", data: "{}") }
         #expect(throws: EventDecodingError.self) {
-            try EventCodec.decode(type: "ProductRestocked", data: #"{"productId":"p1","quantity":1,"stock":-1}"#)
+            try EventCodec.decode(type: "ProductAdded", stream: "product-p1", data: #"{"productId":"p1"}"#)
+        }
+        #expect(throws: EventDecodingError.self) {
+            try EventCodec.decode(type: "Mystery", stream: "product-p1", data: "{}")
+        }
+        #expect(throws: EventDecodingError.self) {
+            try EventCodec.decode(
+                type: "ProductRestocked", stream: "product-p1", data: #"{"productId":"p1","quantity":1,"stock":-1}"#)
         }
     }
 }
@@ -70,7 +113,9 @@ struct EventCodecLimitTests {
                         status: .pending))),
         ]
         for event in events {
-            #expect(try EventCodec.decode(type: event.typeName, data: EventCodec.encodedText(event)) == event)
+            #expect(
+                try EventCodec.decode(
+                    type: event.typeName, stream: event.stream.name, data: EventCodec.encodedText(event)) == event)
         }
     }
 

@@ -22,6 +22,7 @@ struct EventPayloadVersionOneTests {
         ("UserDeleted", #"{"userId":"u1"}"#),
         ("EmailClaimed", #"{"email":"ann@example.com","userId":"u1"}"#),
         ("EmailReleased", #"{"email":"ann@example.com","userId":"u1"}"#),
+        ("UserForgotten", #"{"userId":"u1"}"#),
         ("PostCreated", #"{"postId":"p1","authorId":"u1","title":"Hello","content":"Line one\nline \"two\""}"#),
         ("PostEdited", #"{"postId":"p1","title":"Hi","content":""}"#),
         ("PostDeleted", #"{"postId":"p1"}"#),
@@ -36,12 +37,15 @@ struct EventPayloadVersionOneTests {
         ),
     ]
 
-    @Test("every type is at version 1, and each version 1 payload decodes and is written back byte for byte")
+    @Test("personal types are at version 2, the rest at 1; version 1 payloads read as they are, byte for byte")
     func versionOneShapes() throws {
-        #expect(Set(Self.payloads.map(\.type)).count == 15, "one row per event type at least")
+        #expect(Set(Self.payloads.map(\.type)).count == 16, "one row per event type at least")
         for (type, data) in Self.payloads {
-            #expect(EventEvolution.standard.currentVersion(of: type) == 1, "\(type)")
-            let event = try EventCodec.decode(type: type, data: data)
+            let personal = PersonalFields.byType[type] != nil
+            #expect(EventEvolution.standard.currentVersion(of: type) == (personal ? 2 : 1), "\(type)")
+            #expect(try EventEvolution.standard.upcast(type: type, version: 1, data: data) == data, "\(type)")
+            let stream = type.hasPrefix("Email") ? "email-3fa2" : "user-u1"
+            let event = try EventCodec.decode(type: type, stream: stream, data: data)
             #expect(EventCodec.encodedText(event) == data, "\(type)")
         }
     }
@@ -70,13 +74,30 @@ struct EventEvolutionTests {
         },
     ])
 
-    @Test("Logbook's own history: every type is at version 1 and payloads pass through byte for byte")
+    @Test("Logbook's own history: personal types at 2, the rest at 1; current payloads pass through byte for byte")
     func standardIsIdentity() throws {
-        for type in ["UserRegistered", "OrderPlaced", "EmailClaimed", "SomethingNew"] {
+        for type in ["UserRegistered", "UserProfileUpdated", "EmailClaimed", "EmailReleased"] {
+            #expect(EventEvolution.standard.currentVersion(of: type) == 2)
+        }
+        for type in ["OrderPlaced", "UserForgotten", "SomethingNew"] {
             #expect(EventEvolution.standard.currentVersion(of: type) == 1)
         }
         let stored = #"{ "userId" : "u1",  "name":"Ada" }"#
-        #expect(try EventEvolution.standard.upcast(type: "UserRegistered", version: 1, data: stored) == stored)
+        #expect(try EventEvolution.standard.upcast(type: "UserRegistered", version: 2, data: stored) == stored)
+        #expect(try EventEvolution.standard.upcast(type: "OrderPlaced", version: 1, data: stored) == stored)
+        // A version 1 payload of a personal type is the same shape, written back canonically.
+        #expect(
+            try EventEvolution.standard.upcast(type: "UserRegistered", version: 1, data: stored)
+                == #"{"userId":"u1","name":"Ada"}"#)
+        var name = Array("UserRegistered".utf8)
+        #expect(
+            name.withUnsafeMutableBufferPointer {
+                EventEvolution.standard.isCurrent(type: UnsafeBufferPointer($0), version: 2)
+            })
+        #expect(
+            !name.withUnsafeMutableBufferPointer {
+                EventEvolution.standard.isCurrent(type: UnsafeBufferPointer($0), version: 1)
+            })
     }
 
     @Test("the current version is one more than the number of a type's steps")

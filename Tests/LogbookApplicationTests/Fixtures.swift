@@ -2,6 +2,7 @@ import LogbookApplication
 import LogbookDomain
 import LogbookJSON
 import LogbookMemory
+import LogbookTestSupport
 import Synchronization
 import Testing
 
@@ -39,7 +40,8 @@ struct HandlerHarness {
 
     init(store: any EventStore = InMemoryEventStore(), cacheCapacity: Int = 1000) {
         self.store = store
-        handler = CommandHandler(store: store, clock: clock, ids: SequentialIDs(), cacheCapacity: cacheCapacity)
+        handler = CommandHandler(
+            store: store, clock: clock, ids: SequentialIDs(), buckets: .forTests, cacheCapacity: cacheCapacity)
     }
 
     @discardableResult

@@ -76,7 +76,7 @@ struct LogAuditTests {
         let thirdRegistration = try #require(log.first { $0.type == "UserRegistered" && $0.stream == "user-u2" })
         // u2 registers with u1's current address.
         let bad = try tampered(log, at: thirdRegistration.position) { $0["email"] = "ann@work.example" }
-        #expect(LogAudit.violations(in: bad).map(\.problem).contains("u2 and u1 are both live with ann@work.example"))
+        #expect(LogAudit.violations(in: bad).map(\.problem).contains("u2 and u1 are both live with one email address"))
         let claim = try #require(log.last { $0.type == "EmailClaimed" })
         var doubled = log
         doubled.append(
@@ -85,14 +85,18 @@ struct LogAuditTests {
                 type: "EmailClaimed", data: claim.data.replacingOccurrences(of: "u3", with: "u9"),
                 metadata: claim.metadata,
                 recordedAt: claim.recordedAt))
-        #expect(LogAudit.violations(in: doubled).map(\.problem) == ["ann@example.com claimed by u9 while u3 holds it"])
+        let bucket = claim.stream.dropFirst("email-".count)
+        #expect(
+            LogAudit.violations(in: doubled).map(\.problem) == [
+                "an address of bucket \(bucket) is claimed by u9 while u3 holds it"
+            ])
     }
 
     @Test("unreadable events and events on the wrong stream are reported")
     func unreadable() throws {
         var log = try goodLog()
         log[0].data = "{"
-        log[3].stream = "user-zz"
+        log[2].stream = "user-zz"
         let problems = LogAudit.violations(in: log).map(\.problem)
         #expect(problems.contains { $0.hasPrefix("unreadable:") })
         #expect(problems.contains { $0.contains("is on stream user-zz") })

@@ -4,6 +4,7 @@ import LogbookDomain
 import LogbookJSON
 import LogbookMemory
 import LogbookSQLite
+import LogbookTestSupport
 import LogbookWire
 import Testing
 
@@ -34,7 +35,8 @@ struct GeneratedLoadTests {
 
     @Test("the seeded users and products make every command of the mix succeed")
     func mixIsAccepted() throws {
-        let handler = CommandHandler(store: InMemoryEventStore(), clock: FixedClock(), ids: CountingIds())
+        let handler = CommandHandler(
+            store: InMemoryEventStore(), clock: FixedClock(), ids: CountingIds(), buckets: .forTests)
         let seeds = SeedCommands(tag: "t0abc", seeded: 4)
         let mix = CommandMix(tag: "t0abc", seeded: 4)
         for client in 0..<3 {

@@ -1,7 +1,9 @@
 import Foundation
+import LogbookApplication
 import LogbookCommandLine
 import LogbookSQLite
 import LogbookServer
+import LogbookTestSupport
 import Testing
 
 @testable import logbook
@@ -17,9 +19,10 @@ struct StoreOpeningTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = try Configuration(
             arguments: try Arguments(["--data-dir", directory.path], for: RunCommand.spec), environment: [:])
-        let opening = try StoreOpening(.sqlite, configuration: configuration)
-        let writer = try #require(try opening.worker.openWriter().store as? SQLiteEventStore)
-        let reader = try #require(try opening.open() as? SQLiteEventStore)
+        let opening = try StoreOpening(.sqlite, configuration: configuration, vault: .forTests())
+        let writer = try #require(
+            (try opening.worker.openWriter().store as? ProtectedEventStore)?.base as? SQLiteEventStore)
+        let reader = try #require((try opening.open() as? ProtectedEventStore)?.base as? SQLiteEventStore)
         #expect(StoreOpening.writerPageCacheKibibytes == 8 * 1_024)
         #expect(try writer.pageCacheKibibytes == StoreOpening.writerPageCacheKibibytes)
         let plain = try SQLiteEventStore(path: directory.appendingPathComponent("plain.sqlite3").path)

@@ -6,22 +6,22 @@ struct EmailUniquenessTests {
     @Test func anAddressHeldByAnotherUserIsTaken() {
         given(registration("u1", email: "ann@example.com"))
             .when(registerUser("u2", email: "ann@example.com"))
-            .thenError(.emailTaken(email: "ann@example.com"))
+            .thenError(.emailTaken)
     }
 
     @Test func uniquenessIgnoresCase() {
         given(registration("u1", email: "ann@example.com"))
             .when(registerUser("u2", email: "ANN@Example.COM"))
-            .thenError(.emailTaken(email: "ANN@Example.COM"))
+            .thenError(.emailTaken)
         given(registration("u1", email: "ANN@EXAMPLE.COM"))
             .when(registerUser("u2", email: "ann@example.com"))
-            .thenError(.emailTaken(email: "ann@example.com"))
+            .thenError(.emailTaken)
     }
 
     @Test func takingAnotherUsersAddressByUpdateIsRefused() {
         given(registration("u1", email: "ann@example.com") + registration("u2", email: "bo@example.com"))
             .when(updateProfile("u2", name: "Bo", email: "Ann@example.com"))
-            .thenError(.emailTaken(email: "Ann@example.com"))
+            .thenError(.emailTaken)
     }
 
     @Test func deletingAUserFreesTheAddressForSomeoneElse() {
@@ -56,7 +56,7 @@ struct EmailUniquenessTests {
             .then([userRegistered("u2", email: "ann@example.com"), emailClaimed("ann@example.com", by: "u2")])
         given(history)
             .when(registerUser("u2", email: "ann2@example.com"))
-            .thenError(.emailTaken(email: "ann2@example.com"))
+            .thenError(.emailTaken)
     }
 
     @Test func changingOnlyTheCaseKeepsTheClaim() {
@@ -78,53 +78,68 @@ struct EmailUniquenessTests {
             + registration("u2", email: "ann@example.com")
         given(history)
             .when(registerUser("u3", email: "ann@example.com"))
-            .thenError(.emailTaken(email: "ann@example.com"))
+            .thenError(.emailTaken)
     }
 
     @Test func refusedUpdateChangesNothingElse() {
         // The name change is refused along with the address: a decision is all or nothing.
         given(registration("u1", email: "ann@example.com") + registration("u2", name: "Bo", email: "bo@example.com"))
             .when(updateProfile("u2", name: "Robert", email: "ann@example.com"))
-            .thenError(.emailTaken(email: "ann@example.com"))
+            .thenError(.emailTaken)
     }
 }
 
 @Suite("EmailClaimDecider")
 struct EmailClaimDeciderTests {
     let ann = EmailAddress.of("Ann@Example.com")
+    let bucket = EmailBucket.of("ann@example.com")
 
     @Test func claimingAFreeAddress() throws {
         #expect(
-            try EmailClaimDecider.decide(.claim(ann, for: .of("u1")), state: .free)
-                == [.claimed(EmailClaimed(email: .of("ann@example.com"), userId: .of("u1")))])
+            try EmailClaimDecider.decide(.claim(ann, in: bucket, for: .of("u1")), state: .initial)
+                == [.claimed(EmailClaimed(bucket: bucket, email: .of("ann@example.com"), userId: .of("u1")))])
+    }
+
+    @Test func anotherAddressOfTheBucketIsNoObstacle() throws {
+        let state = EmailClaimState.holding(["bo@example.com": "u2"])
+        #expect(try EmailClaimDecider.decide(.claim(ann, in: bucket, for: .of("u1")), state: state).count == 1)
     }
 
     @Test func reclaimingByTheHolderIsANoOp() throws {
-        #expect(try EmailClaimDecider.decide(.claim(ann, for: .of("u1")), state: .claimed(by: .of("u1"))) == [])
+        let state = EmailClaimState.holding(["ann@example.com": "u1"])
+        #expect(try EmailClaimDecider.decide(.claim(ann, in: bucket, for: .of("u1")), state: state) == [])
     }
 
     @Test func claimingAnAddressHeldByAnotherIsTaken() {
-        #expect(throws: DomainError.emailTaken(email: "Ann@Example.com")) {
-            try EmailClaimDecider.decide(.claim(ann, for: .of("u2")), state: .claimed(by: .of("u1")))
+        #expect(throws: DomainError.emailTaken) {
+            try EmailClaimDecider.decide(
+                .claim(ann, in: bucket, for: .of("u2")), state: .holding(["ann@example.com": "u1"]))
         }
     }
 
     @Test func onlyTheHolderReleases() throws {
         let email = NormalizedEmail.of("ann@example.com")
+        let held = EmailClaimState.holding(["ann@example.com": "u1"])
         #expect(
-            try EmailClaimDecider.decide(.release(email, from: .of("u1")), state: .claimed(by: .of("u1")))
-                == [.released(EmailReleased(email: email, userId: .of("u1")))])
-        #expect(try EmailClaimDecider.decide(.release(email, from: .of("u2")), state: .claimed(by: .of("u1"))) == [])
-        #expect(try EmailClaimDecider.decide(.release(email, from: .of("u1")), state: .free) == [])
+            try EmailClaimDecider.decide(.release(email, in: bucket, from: .of("u1")), state: held)
+                == [.released(EmailReleased(bucket: bucket, email: email, userId: .of("u1")))])
+        #expect(try EmailClaimDecider.decide(.release(email, in: bucket, from: .of("u2")), state: held) == [])
+        #expect(try EmailClaimDecider.decide(.release(email, in: bucket, from: .of("u1")), state: .initial) == [])
     }
 
     @Test func evolving() {
         let email = NormalizedEmail.of("ann@example.com")
         var state = EmailClaimState.initial
-        #expect(state == .free)
-        state = EmailClaimDecider.evolve(state, .claimed(EmailClaimed(email: email, userId: .of("u1"))))
-        #expect(state == .claimed(by: .of("u1")))
-        state = EmailClaimDecider.evolve(state, .released(EmailReleased(email: email, userId: .of("u1"))))
-        #expect(state == .free)
+        state = EmailClaimDecider.evolve(state, .claimed(EmailClaimed(bucket: bucket, email: email, userId: .of("u1"))))
+        #expect(state == .holding(["ann@example.com": "u1"]))
+        state = EmailClaimDecider.evolve(
+            state, .released(EmailReleased(bucket: bucket, email: email, userId: .of("u1"))))
+        #expect(state == .initial)
+    }
+
+    @Test func aForgottenClaimHoldsNothing() {
+        let state = EmailClaimDecider.evolve(
+            .initial, .forgotten(ForgottenEmailClaim(bucket: bucket, userId: .of("u1"), typeName: "EmailClaimed")))
+        #expect(state == .initial)
     }
 }

@@ -8,7 +8,7 @@ struct DomainErrorTests {
             (.invalidInput(field: "price", reason: "r"), "invalid_input"),
             (.notFound(.user, id: "u1"), "not_found"),
             (.alreadyExists(.order, id: "o1"), "already_exists"),
-            (.emailTaken(email: "a@b.co"), "email_taken"),
+            (.emailTaken, "email_taken"),
             (.productNotAvailable(productId: "pr1"), "product_not_available"),
             (.insufficientStock(productId: "pr1", requested: 3, available: 2), "insufficient_stock"),
         ]
@@ -23,7 +23,7 @@ struct DomainErrorTests {
             DomainError.invalidInput(field: "price", reason: "must be positive").message == "price: must be positive")
         #expect(DomainError.notFound(.post, id: "p1").message == "post 'p1' does not exist")
         #expect(DomainError.alreadyExists(.product, id: "pr1").message == "product 'pr1' already exists")
-        #expect(DomainError.emailTaken(email: "A@b.co").message.contains("A@b.co"))
+        #expect(!DomainError.emailTaken.message.contains("@"))
         #expect(DomainError.insufficientStock(productId: "pr1", requested: 3, available: 2).message.contains("2"))
     }
 
@@ -32,7 +32,7 @@ struct DomainErrorTests {
         #expect(flat(.invalidInput(field: "data", reason: "r")) == ["field=string(\"data\")"])
         #expect(flat(.notFound(.user, id: "u1")) == ["entity=string(\"user\")", "id=string(\"u1\")"])
         #expect(flat(.alreadyExists(.order, id: "o1")) == ["entity=string(\"order\")", "id=string(\"o1\")"])
-        #expect(flat(.emailTaken(email: "a@b.co")) == ["email=string(\"a@b.co\")"])
+        #expect(flat(.emailTaken) == ["field=string(\"email\")"])
         #expect(flat(.productNotAvailable(productId: "pr1")) == ["productId=string(\"pr1\")", "available=int(0)"])
         #expect(
             flat(.insufficientStock(productId: "pr1", requested: 3, available: 2))

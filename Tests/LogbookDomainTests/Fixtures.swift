@@ -23,6 +23,30 @@ extension NormalizedEmail {
     static func of(_ raw: String) -> Self { try! EmailAddress(raw).normalized }
 }
 
+/// How the tests spread addresses over buckets: a 16-bit FNV-1a hash of the normalised
+/// address, so that different addresses usually land in different buckets (the service's
+/// is keyed; the domain only needs some function).
+let buckets = EmailBucketing { email in
+    var hash: UInt32 = 0x811C_9DC5
+    for byte in email.value.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+    let folded = (hash >> 16) ^ (hash & 0xFFFF)
+    let digits = Array("0123456789abcdef")
+    let text = String((0..<4).map { digits[Int(folded >> (12 - 4 * UInt32($0))) & 0xF] })
+    return try! EmailBucket(text)
+}
+
+extension EmailBucket {
+    /// The bucket the tests put `address` in.
+    static func of(_ address: String) -> Self { buckets.bucket(of: .of(address)) }
+}
+
+extension EmailClaimState {
+    /// A bucket in which each of `holders`' addresses is held by its user.
+    static func holding(_ holders: [String: String]) -> Self {
+        EmailClaimState(holders: Dictionary(uniqueKeysWithValues: holders.map { (.of($0.key), .of($0.value)) }))
+    }
+}
+
 extension Money {
     static func of(_ raw: String) -> Self { try! Self(raw) }
 }
@@ -107,6 +131,8 @@ func changeSubscription(_ id: String, to subscription: Subscription) -> Command 
 
 func deleteUser(_ id: String) -> Command { .user(.delete(DeleteUser(userId: .of(id)))) }
 
+func forgetUser(_ id: String) -> Command { .user(.forget(ForgetUser(userId: .of(id)))) }
+
 func createPost(_ id: String, author: String, title: String = "Hello", content: String = "First post") -> Command {
     .post(.create(CreatePost(postId: .of(id), authorId: .of(author), title: .of(title), content: .of(content))))
 }
@@ -183,12 +209,22 @@ func subscriptionChanged(_ id: String, from: Subscription, to: Subscription) -> 
 
 func userDeleted(_ id: String) -> DomainEvent { .user(.deleted(UserDeleted(userId: .of(id)))) }
 
+func userForgotten(_ id: String) -> DomainEvent { .user(.forgotten(UserForgotten(userId: .of(id)))) }
+
+func erased(_ type: String, of id: String) -> DomainEvent {
+    .user(.erased(ErasedUserEvent(userId: .of(id), typeName: type)))
+}
+
+func claimForgotten(_ email: String, by id: String) -> DomainEvent {
+    .emailClaim(.forgotten(ForgottenEmailClaim(bucket: .of(email), userId: .of(id), typeName: "EmailClaimed")))
+}
+
 func emailClaimed(_ email: String, by id: String) -> DomainEvent {
-    .emailClaim(.claimed(EmailClaimed(email: .of(email), userId: .of(id))))
+    .emailClaim(.claimed(EmailClaimed(bucket: .of(email), email: .of(email), userId: .of(id))))
 }
 
 func emailReleased(_ email: String, by id: String) -> DomainEvent {
-    .emailClaim(.released(EmailReleased(email: .of(email), userId: .of(id))))
+    .emailClaim(.released(EmailReleased(bucket: .of(email), email: .of(email), userId: .of(id))))
 }
 
 func postCreated(_ id: String, author: String, title: String = "Hello", content: String = "First post") -> DomainEvent {

@@ -66,7 +66,9 @@ struct InvariantRun {
 
         let prediction = model.predict(command)
         let decide = { (states: AggregateStates) in
-            Result { () throws(DomainError) -> [DomainEvent] in try CommandDecider.decide(command, given: states) }
+            Result { () throws(DomainError) -> [DomainEvent] in
+                try CommandDecider.decide(command, given: states, buckets: buckets)
+            }
         }
         let outcome = decide(states)
         problems.check(decide(states) == outcome, "deciding twice on the same state gave different answers")
@@ -143,8 +145,10 @@ struct InvariantRun {
                 problems.check(
                     (try? Birthday(birthday.description, today: today)) == birthday, "user birthday \(birthday)")
             }
-        case .emailClaim(.claimed(let holder)):
-            problems.check(UserId.isValid(holder.rawValue), "claim holder \(holder)")
+        case .emailClaim(let claims):
+            for holder in claims.holders.values {
+                problems.check(UserId.isValid(holder.rawValue), "claim holder \(holder)")
+            }
         case .post(.live(let post)):
             problems.check((try? PostTitle(post.title.value)) == post.title, "post title \(post.title)")
             problems.check((try? PostContent(post.content.value)) == post.content, "post content")
@@ -176,7 +180,8 @@ struct InvariantRun {
                     "user \(id) is \(user), the model says \(row)")
             } else {
                 problems.check(
-                    !row.live && state == .deleted, "user \(id) is \(state), the model says live: \(row.live)")
+                    !row.live && state == (row.forgotten ? .forgotten : .deleted),
+                    "user \(id) is \(state), the model says live: \(row.live), forgotten: \(row.forgotten)")
             }
         }
         for (id, row) in model.posts {
@@ -214,13 +219,18 @@ struct InvariantRun {
                 problems.fail("users \(other) and \(user.id) both hold \(user.email.normalized)")
             }
             holders[user.email.normalized] = user.id
+            let claims = states.emailClaims(buckets.bucket(of: user.email.normalized))
             problems.check(
-                states.emailClaim(user.email.normalized) == .claimed(by: user.id),
-                "\(user.id)'s address \(user.email) is \(states.emailClaim(user.email.normalized))")
+                claims.holder(of: user.email.normalized) == user.id,
+                "\(user.id)'s address \(user.email) is held by \(String(describing: claims.holder(of: user.email.normalized)))"
+            )
         }
         for (stream, state) in states.byStream {
-            guard case .email(let email) = stream, case .emailClaim(.claimed(let holder)) = state else { continue }
-            problems.check(holders[email] == holder, "\(stream) is held by \(holder), who is not a live user with it")
+            guard case .email = stream, case .emailClaim(let claims) = state else { continue }
+            for (email, holder) in claims.holders {
+                problems.check(
+                    holders[email] == holder, "\(stream) holds \(email) for \(holder), who is not a live user with it")
+            }
         }
         return problems
     }

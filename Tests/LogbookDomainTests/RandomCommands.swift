@@ -9,6 +9,7 @@ enum RawCommand {
     case updateProfile(user: String, name: String?, email: String?, gender: String?, birthday: String?)
     case changeSubscription(user: String, subscription: String)
     case deleteUser(user: String)
+    case forgetUser(user: String)
     case createPost(post: String, author: String, title: String, content: String)
     case editPost(post: String, title: String?, content: String?)
     case deletePost(post: String)
@@ -51,6 +52,8 @@ enum RawCommand {
                         subscription: try Subscription.parse(subscription, field: "subscription"))))
         case .deleteUser(let user):
             return .user(.delete(DeleteUser(userId: try UserId(user))))
+        case .forgetUser(let user):
+            return .user(.forget(ForgetUser(userId: try UserId(user))))
         case .createPost(let post, let author, let title, let content):
             return .post(
                 .create(
@@ -212,7 +215,8 @@ struct CommandGenerator {
                 user: user(), name: maybe(40) { $0.name() }, email: maybe(50) { $0.email() },
                 gender: maybe(30) { $0.gender() }, birthday: maybe(20) { $0.birthday() })
         case 25..<29: .changeSubscription(user: user(), subscription: subscription())
-        case 29..<32: .deleteUser(user: user())
+        case 29..<31: .deleteUser(user: user())
+        case 31..<32: .forgetUser(user: user())
         case 32..<39: .createPost(post: post(), author: user(), title: title(), content: content())
         case 39..<44: .editPost(post: post(), title: maybe(50) { $0.title() }, content: maybe(50) { $0.content() })
         case 44..<46: .deletePost(post: post())

@@ -5,6 +5,7 @@ import LogbookDomain
 struct ReferenceModel {
     struct UserRow {
         var live: Bool
+        var forgotten = false
         var name: PersonName
         var email: EmailAddress
         var gender: Gender
@@ -81,6 +82,10 @@ struct ReferenceModel {
             guard let row = users[c.userId.rawValue], row.live else { return .refused(code: "not_found") }
             return .accepted(eventTypes: ["UserDeleted", "EmailReleased"])
 
+        case .user(.forget(let c)):
+            guard let row = users[c.userId.rawValue], !row.forgotten else { return .refused(code: "not_found") }
+            return .accepted(eventTypes: row.live ? ["UserForgotten", "EmailReleased"] : ["UserForgotten"])
+
         case .post(.create(let c)):
             if posts[c.postId.rawValue] != nil { return .refused(code: "already_exists") }
             guard users[c.authorId.rawValue]?.live == true else { return .refused(code: "not_found") }
@@ -141,6 +146,9 @@ struct ReferenceModel {
             users[c.userId.rawValue]!.subscription = c.subscription
         case .user(.delete(let c)):
             users[c.userId.rawValue]!.live = false
+        case .user(.forget(let c)):
+            users[c.userId.rawValue]!.live = false
+            users[c.userId.rawValue]!.forgotten = true
         case .post(.create(let c)):
             posts[c.postId.rawValue] = PostRow(live: true, title: c.title, content: c.content)
         case .post(.edit(let c)):

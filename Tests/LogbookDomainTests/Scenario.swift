@@ -2,7 +2,7 @@ import LogbookDomain
 import Testing
 
 // given events / when command / then events or error, on top of `AggregateStates(folding:)`
-// and `CommandDecider.decide(_:given:)`. Failures are reported at the caller's line.
+// and `CommandDecider.decide(_:given:buckets:)`. Failures are reported at the caller's line.
 
 /// The log so far.
 func given(_ events: [DomainEvent]) -> Scenario { Scenario(history: events) }
@@ -13,7 +13,7 @@ struct Scenario {
     func when(_ command: Command) -> Decision {
         let states = AggregateStates(folding: history)
         let outcome = Result { () throws(DomainError) -> [DomainEvent] in
-            try CommandDecider.decide(command, given: states)
+            try CommandDecider.decide(command, given: states, buckets: buckets)
         }
         return Decision(command: command, states: states, outcome: outcome)
     }
@@ -81,7 +81,7 @@ func streamsRead(by command: Command, in states: AggregateStates) -> Set<StreamI
     var loaded = AggregateStates()
     var read: Set<StreamId> = []
     while true {
-        let named = Set(command.streamsRead(given: loaded))
+        let named = Set(command.streamsRead(given: loaded, buckets: buckets))
         if named.isSubset(of: read) { return read }
         read.formUnion(named)
         for stream in named { loaded[stream] = states[stream] }

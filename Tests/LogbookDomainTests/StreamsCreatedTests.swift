@@ -18,10 +18,12 @@ struct StreamsCreatedTests {
         ]
         for (command, created) in cases {
             #expect(command.streamsCreated == created, "\(command.typeName)")
-            let read = command.streamsRead(given: AggregateStates(folding: Self.shop))
+            let read = command.streamsRead(given: AggregateStates(folding: Self.shop), buckets: buckets)
             #expect(created.allSatisfy(read.contains), "\(command.typeName) reads \(read)")
             // It succeeds on the log as it is, where the stream has no events.
-            #expect((try? CommandDecider.decide(command, given: AggregateStates(folding: Self.shop))) != nil)
+            #expect(
+                (try? CommandDecider.decide(command, given: AggregateStates(folding: Self.shop), buckets: buckets))
+                    != nil)
         }
     }
 

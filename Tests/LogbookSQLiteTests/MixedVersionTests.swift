@@ -17,7 +17,8 @@ struct MixedVersionTests {
     ])
 
     private static func handler(_ store: any EventStore, _ prefix: String) -> CommandHandler {
-        CommandHandler(store: store, clock: StepClock(), ids: CountingIds(prefix: prefix), cacheCapacity: 100)
+        CommandHandler(
+            store: store, clock: StepClock(), ids: CountingIds(prefix: prefix), buckets: .forTests, cacheCapacity: 100)
     }
 
     /// Runs `body` with the path of a new log in a folder of its own, removed afterwards.

@@ -30,7 +30,8 @@ struct CommitStageTests {
         over store: InMemoryEventStore, flusher: (any LogFlusher)? = nil, turns: (any WriteTurns)? = TestTurns()
     ) throws -> CommitStage {
         try CommitStage(
-            handler: CommandHandler(store: store, clock: StepClock(), ids: CountingIds()), flusher: flusher,
+            handler: CommandHandler(store: store, clock: StepClock(), ids: CountingIds(), buckets: .forTests),
+            flusher: flusher,
             turns: turns, heartbeat: Heartbeat())
     }
 

@@ -55,7 +55,7 @@ struct DeferredSyncWorkerTests {
             },
             openReader: { () throws(EventStoreError) -> any EventStore in
                 try SQLiteEventStore(path: path, durability: .readsDurable(horizon))
-            })
+            }, buckets: .forTests)
         let worker = try WorkerService(
             endpoints: endpoints, log: log, clock: StepClock(), ids: CountingIds(),
             diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()))

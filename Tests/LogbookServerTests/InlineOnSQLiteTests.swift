@@ -42,11 +42,12 @@ struct InlineOnSQLiteTests {
         let store = try SQLiteEventStore(path: path, durability: .deferredSyncs(horizon))
         // u1 exists before the stage's handler starts: it knows nothing of it, so its first
         // round takes u1's stream as new, meets the conflict, and decides again.
-        let earlier = CommandHandler(store: store, clock: StepClock(), ids: CountingIds())
+        let earlier = CommandHandler(store: store, clock: StepClock(), ids: CountingIds(), buckets: .forTests)
         #expect(earlier.handle(Self.registration("c0", user: "u1")).accepted != nil)
         try horizon.flush()
         let stage = try CommitStage(
-            handler: CommandHandler(store: store, clock: StepClock(), ids: CountingIds()), flusher: horizon,
+            handler: CommandHandler(store: store, clock: StepClock(), ids: CountingIds(), buckets: .forTests),
+            flusher: horizon,
             turns: store, heartbeat: Heartbeat())
         defer { stage.stop() }
         let other = try SQLiteEventStore(path: path, busyTimeoutMilliseconds: 0)

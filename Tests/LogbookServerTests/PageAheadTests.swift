@@ -74,6 +74,7 @@ struct PageAheadTests {
         try Self.append(log, 100, from: 1)
         let worker = try WorkerService(
             endpoints: endpoints, openStore: { () throws(EventStoreError) -> any EventStore in log },
+            buckets: .forTests,
             clock: StepClock(), ids: CountingIds(),
             diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()))
         try worker.start()

@@ -55,7 +55,7 @@ final class PostgresFeedRig: Sendable {
                     endpoints: ServiceEndpoints(
                         commands: endpoint, feed: base + "no-feed-\(index)", queries: endpoints.queries,
                         log: base + "worker-log-\(index)"),
-                    openStore: openStore, clock: clock, ids: ids, diagnostics: diagnostics,
+                    openStore: openStore, buckets: .forTests, clock: clock, ids: ids, diagnostics: diagnostics,
                     afterCommit: .hintFeedProcesses(hintFeed ? [hints] : []))
             }
             feedService = try FeedService(
@@ -114,6 +114,7 @@ final class SQLiteWorkerRig: Sendable {
         worker = try WorkerService(
             endpoints: endpoints,
             openStore: { () throws(EventStoreError) -> any EventStore in try SQLiteEventStore(path: path) },
+            buckets: .forTests,
             clock: FixedClock(), ids: CountingIds(),
             diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()))
         context = try ZMQContext()

@@ -23,7 +23,8 @@ struct SecureStartTests {
         let store = InMemoryEventStore()
         let worker = try WorkerService(
             context: context, endpoints: endpoints,
-            log: .syncingEachCommit { () throws(EventStoreError) -> any EventStore in store }, clock: StepClock(),
+            log: .syncingEachCommit({ () throws(EventStoreError) -> any EventStore in store }, buckets: .forTests),
+            clock: StepClock(),
             ids: CountingIds(),
             diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()), maximumBatch: 16,
             security: try Self.security())

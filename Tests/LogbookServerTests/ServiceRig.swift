@@ -26,11 +26,13 @@ final class ServiceRig: Sendable {
         let endpoints = ServiceEndpoints.ipc(in: directory)
         let generations = SQLiteReadModelGenerations(directory: directory.path)
         let diagnostics = Diagnostics(process: "test", threshold: .error, clock: StepClock())
-        let store = InMemoryEventStore()
+        // The worker seals personal data as the service does, with a key store in memory.
+        let vault = PersonalDataVault.forTests()
+        let store = ProtectedEventStore(InMemoryEventStore(), vault: vault)
         do {
             worker = try WorkerService(
                 endpoints: endpoints, openStore: { () throws(EventStoreError) -> any EventStore in store },
-                clock: StepClock(), ids: CountingIds(), diagnostics: diagnostics)
+                buckets: vault.buckets, clock: StepClock(), ids: CountingIds(), diagnostics: diagnostics)
             query = try QueryService(
                 endpoints: endpoints, generations: generations, clock: StepClock(), diagnostics: diagnostics,
                 releaseFreeMemory: releaseFreeMemory)

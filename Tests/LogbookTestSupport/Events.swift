@@ -36,7 +36,15 @@ public enum Events {
     }
 
     public static func emailClaimed(_ email: String, by id: String) throws -> DomainEvent {
-        .emailClaim(.claimed(EmailClaimed(email: try NormalizedEmail(normalized: email), userId: try UserId(id))))
+        let address = try NormalizedEmail(normalized: email)
+        return .emailClaim(
+            .claimed(
+                EmailClaimed(
+                    bucket: EmailBucketing.forTests.bucket(of: address), email: address, userId: try UserId(id))))
+    }
+
+    public static func userForgotten(_ id: String) throws -> DomainEvent {
+        .user(.forgotten(UserForgotten(userId: try UserId(id))))
     }
 
     public static func postCreated(_ id: String, author: String, title: String = "Hello", content: String = "Body")

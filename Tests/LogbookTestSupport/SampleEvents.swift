@@ -9,6 +9,7 @@ public enum SampleEvents {
             let p1 = try ProductId("p1")
             let o1 = try OrderId("o1")
             let email = try EmailAddress("Ann@Example.com")
+            let bucket = EmailBucketing.forTests.bucket(of: email.normalized)
             return [
                 .user(
                     .registered(
@@ -28,8 +29,8 @@ public enum SampleEvents {
                             birthday: try Birthday(recorded: "2000-01-01")))),
                 .user(.subscriptionChanged(SubscriptionChanged(userId: u1, from: .free, to: .enterprise))),
                 .user(.deleted(UserDeleted(userId: u1))),
-                .emailClaim(.claimed(EmailClaimed(email: email.normalized, userId: u1))),
-                .emailClaim(.released(EmailReleased(email: email.normalized, userId: u1))),
+                .emailClaim(.claimed(EmailClaimed(bucket: bucket, email: email.normalized, userId: u1))),
+                .emailClaim(.released(EmailReleased(bucket: bucket, email: email.normalized, userId: u1))),
                 .post(
                     .created(
                         PostCreated(
@@ -55,6 +56,7 @@ public enum SampleEvents {
                             orderId: o1, userId: u1, productId: p1, quantity: try Quantity(3),
                             unitPrice: try Money("0.10"),
                             totalPrice: try Money("0.30"), status: .pending))),
+                .user(.forgotten(UserForgotten(userId: u1))),
             ]
         } catch {
             fatalError("bad sample: \(error)")

@@ -34,13 +34,14 @@ struct FeedFollowerTests {
             let base = "ipc://\(directory.path)/socket"
             feed = base + "-test-feed"
             log = base + "-log"
-            handler = CommandHandler(store: store, clock: StepClock(), ids: CountingIds())
+            handler = CommandHandler(store: store, clock: StepClock(), ids: CountingIds(), buckets: .forTests)
             let store = self.store
             worker = try WorkerService(
                 endpoints: ServiceEndpoints(
                     commands: base + "-commands", feed: base + "-worker-feed", queries: base + "-queries", log: log),
-                openStore: { () throws(EventStoreError) -> any EventStore in store }, clock: StepClock(),
-                ids: CountingIds(), diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()))
+                openStore: { () throws(EventStoreError) -> any EventStore in store }, buckets: .forTests,
+                clock: StepClock(), ids: CountingIds(),
+                diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()))
             try worker.start()
             context = try ZMQContext()
         }

@@ -100,6 +100,13 @@ struct SyntheticHistory {
         return candidates.last
     }
 
+    /// The claim stream of generated user `number`: the history is written straight into a
+    /// log, without a worker's vault, so its addresses are spread by number.
+    private static func bucket(_ number: Int) throws(DomainError) -> EmailBucket {
+        let hex = String(number & 0xFFFF, radix: 16)
+        return try EmailBucket(String(repeating: "0", count: EmailBucket.digits - hex.count) + hex)
+    }
+
     private mutating func makeEvents(_ action: Action) throws(DomainError) -> [DomainEvent] {
         switch action {
         case .register:
@@ -117,7 +124,8 @@ struct SyntheticHistory {
                             userId: userId, name: try PersonName("Generated User \(number)"), email: email,
                             gender: Gender.allCases[number % Gender.allCases.count], birthday: birthday,
                             subscription: .free))),
-                .emailClaim(.claimed(EmailClaimed(email: email.normalized, userId: userId))),
+                .emailClaim(
+                    .claimed(EmailClaimed(bucket: try Self.bucket(number), email: email.normalized, userId: userId))),
             ]
         case .addProduct:
             let number = stocks.count

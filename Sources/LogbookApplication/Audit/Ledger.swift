@@ -2,7 +2,8 @@ import LogbookDomain
 
 /// What `LogAudit` remembers of each entity to judge the next event: who exists and is
 /// live, products' prices and stock, and who holds which email address. Each `apply`
-/// returns the promises the event breaks, as sentences.
+/// returns the promises the event breaks, as sentences, which name ids but never an
+/// address (they are printed).
 struct Ledger {
     private enum Life { case live, gone }
 
@@ -11,6 +12,7 @@ struct Ledger {
     private var products: [ProductId: (price: Money, stock: Int)?] = [:]  // nil once removed
     private var orders = Set<OrderId>()
     private var claims: [NormalizedEmail: UserId] = [:]
+    private var claimsOfUser: [UserId: Set<NormalizedEmail>] = [:]
     private var emailOfLiveUser: [UserId: NormalizedEmail] = [:]
     private var liveUserWithEmail: [NormalizedEmail: UserId] = [:]
 
@@ -44,13 +46,26 @@ struct Ledger {
             users[e.userId] = .gone
             if let email = emailOfLiveUser.removeValue(forKey: e.userId) { liveUserWithEmail[email] = nil }
             return []
+        case .forgotten(let e):
+            guard users[e.userId] != nil else { return ["user \(e.userId) is forgotten without being registered"] }
+            users[e.userId] = .gone
+            if let email = emailOfLiveUser.removeValue(forKey: e.userId) { liveUserWithEmail[email] = nil }
+            return []
+        case .erased(let e):
+            // Its values are gone; what is left to check is that the user's life makes sense.
+            if e.typeName == "UserRegistered" {
+                guard users[e.userId] == nil else { return ["user \(e.userId) is registered twice"] }
+                users[e.userId] = .live
+                return []
+            }
+            return isLive(e.userId) ? [] : ["user \(e.userId) is updated while not live"]
         }
     }
 
     private mutating func takeEmail(_ email: NormalizedEmail, for userId: UserId) -> [String] {
         var problems: [String] = []
         if let other = liveUserWithEmail[email], other != userId {
-            problems.append("\(userId) and \(other) are both live with \(email)")
+            problems.append("\(userId) and \(other) are both live with one email address")
         }
         if let old = emailOfLiveUser[userId], liveUserWithEmail[old] == userId { liveUserWithEmail[old] = nil }
         emailOfLiveUser[userId] = email
@@ -110,12 +125,26 @@ struct Ledger {
     private mutating func applyClaim(_ event: EmailClaimEvent) -> [String] {
         switch event {
         case .claimed(let e):
-            defer { claims[e.email] = e.userId }
-            if let holder = claims[e.email] { return ["\(e.email) claimed by \(e.userId) while \(holder) holds it"] }
+            defer {
+                claims[e.email] = e.userId
+                claimsOfUser[e.userId, default: []].insert(e.email)
+            }
+            if let holder = claims[e.email] {
+                return ["an address of bucket \(e.bucket) is claimed by \(e.userId) while \(holder) holds it"]
+            }
             return []
         case .released(let e):
-            defer { claims[e.email] = nil }
-            return claims[e.email] == e.userId ? [] : ["\(e.email) released by \(e.userId), who does not hold it"]
+            defer {
+                if let holder = claims.removeValue(forKey: e.email) { claimsOfUser[holder]?.remove(e.email) }
+            }
+            return claims[e.email] == e.userId
+                ? [] : ["an address of bucket \(e.bucket) is released by \(e.userId), who does not hold it"]
+        case .forgotten(let e):
+            // The address is gone with its user: drop whatever claim that user held.
+            for email in claimsOfUser.removeValue(forKey: e.userId) ?? [] where claims[email] == e.userId {
+                claims[email] = nil
+            }
+            return []
         }
     }
 }

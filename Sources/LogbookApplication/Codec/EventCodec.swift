@@ -28,12 +28,21 @@ public enum EventCodec {
             o["to"] = .string(e.to.rawValue)
         case .user(.deleted(let e)):
             o["userId"] = .string(e.userId.rawValue)
+        case .user(.forgotten(let e)):
+            o["userId"] = .string(e.userId.rawValue)
+        case .user(.erased(let e)):
+            o["userId"] = .string(e.userId.rawValue)
+            o[forgottenField] = .bool(true)
         case .emailClaim(.claimed(let e)):
             o["email"] = .string(e.email.value)
             o["userId"] = .string(e.userId.rawValue)
         case .emailClaim(.released(let e)):
             o["email"] = .string(e.email.value)
             o["userId"] = .string(e.userId.rawValue)
+        case .emailClaim(.forgotten(let e)):
+            o["email"] = .null
+            o["userId"] = .string(e.userId.rawValue)
+            o[forgottenField] = .bool(true)
         case .post(.created(let e)):
             o["postId"] = .string(e.postId.rawValue)
             o["authorId"] = .string(e.authorId.rawValue)
@@ -80,14 +89,20 @@ public enum EventCodec {
         return o
     }
 
+    /// The member a payload whose personal values were forgotten ends in (`true`).
+    public static let forgottenField = "forgotten"
+
     /// The payload as JSON text, as the log stores it.
     public static func encodedText(_ event: DomainEvent) -> String {
         JSONWriter.string(.object(encode(event)))
     }
 
     /// Reads a stored event back into the domain. Throws when the type is unknown or the
-    /// payload does not hold valid values (a damaged or foreign log).
-    public static func decode(type: String, data: String) throws(EventDecodingError) -> DomainEvent {
+    /// payload does not hold valid values (a damaged or foreign log). `stream` is the
+    /// stream the event is on: an email claim's bucket is its name, not in its payload.
+    public static func decode(type: String, stream: String, data: String) throws(EventDecodingError)
+        -> DomainEvent
+    {
         let json: JSONValue
         do {
             json = try JSONParser.parse(data)
@@ -95,7 +110,7 @@ public enum EventCodec {
             throw EventDecodingError(type: type, reason: "payload is not JSON: \(error)")
         }
         do {
-            return try decode(type: type, json: json)
+            return try decode(type: type, stream: stream, json: json)
         } catch {
             throw EventDecodingError(type: type, reason: error.message)
         }
@@ -103,10 +118,20 @@ public enum EventCodec {
 
     /// Reads a recorded event back into the domain.
     public static func decode(_ event: RecordedEvent) throws(EventDecodingError) -> DomainEvent {
-        try decode(type: event.type, data: event.data)
+        try decode(type: event.type, stream: event.stream, data: event.data)
     }
 
-    static func decode(type: String, json: JSONValue) throws(DomainError) -> DomainEvent {
+    /// True when `json` is a payload whose personal values were forgotten.
+    static func isForgotten(_ json: JSONValue) -> Bool {
+        if case .bool(true)? = json.objectValue?[forgottenField] { true } else { false }
+    }
+
+    static func decode(type: String, stream: String, json: JSONValue) throws(DomainError) -> DomainEvent {
+        if isForgotten(json), ["UserRegistered", "UserProfileUpdated"].contains(type) {
+            let f = try FieldReader(
+                json, allowed: ["userId", "name", "email", "gender", "birthday", "subscription", forgottenField])
+            return .user(.erased(ErasedUserEvent(userId: try f.value("userId", UserId.init), typeName: type)))
+        }
         switch type {
         case "UserRegistered":
             let f = try FieldReader(json, allowed: ["userId", "name", "email", "gender", "birthday", "subscription"])
@@ -136,13 +161,26 @@ public enum EventCodec {
         case "UserDeleted":
             let f = try FieldReader(json, allowed: ["userId"])
             return .user(.deleted(UserDeleted(userId: try f.value("userId", UserId.init))))
+        case "UserForgotten":
+            let f = try FieldReader(json, allowed: ["userId"])
+            return .user(.forgotten(UserForgotten(userId: try f.value("userId", UserId.init))))
         case "EmailClaimed", "EmailReleased":
+            guard case .email(let bucket)? = StreamId(name: stream) else {
+                throw .invalidInput(field: "stream", reason: "an email claim belongs on a stream email-<bucket>")
+            }
+            if isForgotten(json) {
+                let f = try FieldReader(json, allowed: ["email", "userId", forgottenField])
+                return .emailClaim(
+                    .forgotten(
+                        ForgottenEmailClaim(bucket: bucket, userId: try f.value("userId", UserId.init), typeName: type))
+                )
+            }
             let f = try FieldReader(json, allowed: ["email", "userId"])
             let email = try f.value("email", NormalizedEmail.init(normalized:field:))
             let userId = try f.value("userId", UserId.init)
             return type == "EmailClaimed"
-                ? .emailClaim(.claimed(EmailClaimed(email: email, userId: userId)))
-                : .emailClaim(.released(EmailReleased(email: email, userId: userId)))
+                ? .emailClaim(.claimed(EmailClaimed(bucket: bucket, email: email, userId: userId)))
+                : .emailClaim(.released(EmailReleased(bucket: bucket, email: email, userId: userId)))
         case "PostCreated":
             let f = try FieldReader(json, allowed: ["postId", "authorId", "title", "content"])
             return .post(

@@ -1,4 +1,4 @@
-import LogbookDomain
+public import LogbookDomain
 
 /// The command use case. It takes a batch of commands in arrival order, decides each
 /// against the state the earlier ones leave behind, appends them all in one group
@@ -28,6 +28,7 @@ public final class CommandHandler {
     private let store: any EventStore
     private let clock: any Clock
     private let ids: any IDGenerator
+    private let buckets: EmailBucketing
     private var cache: StreamStateCache
     /// Commands decided again since the handler was made: each time a command's record met
     /// a version conflict or leaned on a command that did not commit (`.conflict`,
@@ -35,10 +36,16 @@ public final class CommandHandler {
     /// that several workers share, this is the cost of their conflicts.
     public private(set) var commandsDecidedAgain = 0
 
-    public init(store: any EventStore, clock: any Clock, ids: any IDGenerator, cacheCapacity: Int = 10_000) {
+    /// `buckets` spreads email addresses over the streams of their claims: the vault's
+    /// (`PersonalDataVault.buckets`) for a log with personal data sealed.
+    public init(
+        store: any EventStore, clock: any Clock, ids: any IDGenerator, buckets: EmailBucketing,
+        cacheCapacity: Int = 10_000
+    ) {
         self.store = store
         self.clock = clock
         self.ids = ids
+        self.buckets = buckets
         self.cache = StreamStateCache(capacity: cacheCapacity)
     }
 
@@ -201,7 +208,9 @@ public final class CommandHandler {
             // decision says. Retries are rare; a lookup per command is not.
             var states = AggregateStates()
             let created = assumingNew ? command.streamsCreated : []
-            while case let missing = command.streamsRead(given: states).filter({ version(of: $0) == nil }),
+            while case let missing = command.streamsRead(given: states, buckets: buckets).filter({
+                version(of: $0) == nil
+            }),
                 !missing.isEmpty
             {
                 for stream in missing {
@@ -217,7 +226,7 @@ public final class CommandHandler {
                 return answer(.rejected(ServiceError(conflict, cause: .expectedVersion)))
             }
 
-            let events = try CommandDecider.decide(command, given: states)
+            let events = try CommandDecider.decide(command, given: states, buckets: buckets)
             guard !events.isEmpty else {
                 return answer(.accepted(CommandAccepted(position: 0, events: [], wasRetry: false)))
             }
@@ -262,7 +271,7 @@ public final class CommandHandler {
         let nothingKnown = AggregateStates()
         for command in commands {
             let created = command.streamsCreated
-            for stream in command.streamsRead(given: nothingKnown)
+            for stream in command.streamsRead(given: nothingKnown, buckets: buckets)
             where !created.contains(stream) && seen.insert(stream).inserted && cache.entry(for: stream) == nil {
                 wanted.append(stream)
             }

@@ -6,7 +6,7 @@ public import LogbookJSON
 public enum CommandParser {
     /// Every command type the service accepts, as spelled on the wire.
     public static let commandTypes: [String] = [
-        "RegisterUser", "UpdateUserProfile", "ChangeSubscription", "DeleteUser",
+        "RegisterUser", "UpdateUserProfile", "ChangeSubscription", "DeleteUser", "ForgetUser",
         "CreatePost", "EditPost", "DeletePost",
         "AddProduct", "UpdateProduct", "RestockProduct", "RemoveProduct", "PurchaseProduct",
     ]
@@ -64,6 +64,9 @@ public enum CommandParser {
         case "DeleteUser":
             let f = try FieldReader(data, allowed: ["userId"])
             return .user(.delete(DeleteUser(userId: try f.value("userId", UserId.init))))
+        case "ForgetUser":
+            let f = try FieldReader(data, allowed: ["userId"])
+            return .user(.forget(ForgetUser(userId: try f.value("userId", UserId.init))))
         case "CreatePost":
             let f = try FieldReader(data, allowed: ["postId", "authorId", "title", "content"])
             return .post(

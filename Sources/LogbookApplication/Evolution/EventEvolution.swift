@@ -9,6 +9,9 @@ import LogbookJSON
 /// payload. Payloads already at the current version are returned untouched, byte for byte.
 public struct EventEvolution: Sendable {
     private let steps: [String: [EventUpcaster]]
+    /// Each type with upcasters, as UTF-8, and its current version: what `isCurrent` compares
+    /// a stored type's bytes with, without making a `String`.
+    private let versioned: [(name: [UInt8], current: Int)]
 
     /// - Precondition: each type's upcasters start at version 1 and follow one another
     ///   (1→2, 2→3, …) without gaps or repeats; breaking that is a programming error.
@@ -23,12 +26,18 @@ public struct EventEvolution: Sendable {
             steps[upcaster.type, default: []].append(upcaster)
         }
         self.steps = steps
+        versioned = steps.map { (Array($0.key.utf8), $0.value.count + 1) }
     }
 
-    /// Logbook's own history: every event type is still at version 1, the shape that
-    /// ARCHITECTURE §4 and `schemas/` describe. A change to a payload's shape adds its
-    /// upcaster here (see docs/architecture.md, "Changing an event's shape").
-    public static let standard = EventEvolution([])
+    /// Logbook's own history (see docs/architecture.md, "Changing an event's shape"). Every
+    /// type is at version 1, the shape ARCHITECTURE §4 and `schemas/` describe, except those
+    /// that carry personal values (`PersonalFields`): at version 2 their values may be
+    /// sealed (`{"sealed":…}`), and their email claims are on bucket streams; a version 1
+    /// payload is the same shape in clear, read as it is.
+    public static let standard = EventEvolution(
+        PersonalFields.byType.keys.sorted().map { type in
+            EventUpcaster(type: type, fromVersion: 1) { payload in payload }
+        })
 
     /// The version that payloads of `type` are written under today.
     public func currentVersion(of type: String) -> Int {
@@ -36,11 +45,13 @@ public struct EventEvolution: Sendable {
     }
 
     /// True when a payload of the type named by the UTF-8 `type`, written under `version`,
-    /// is in the current shape, so `upcast` would hand it back untouched. With no upcasters
-    /// (today's history) no `String` is made for the name.
+    /// is in the current shape, so `upcast` would hand it back untouched. No `String` is made
+    /// for the name.
     public func isCurrent(type: UnsafeBufferPointer<UInt8>, version: Int) -> Bool {
-        if steps.isEmpty { return version == 1 }
-        return version == currentVersion(of: String(decoding: type, as: UTF8.self))
+        for entry in versioned where entry.name.count == type.count && entry.name.elementsEqual(type) {
+            return version == entry.current
+        }
+        return version == 1
     }
 
     /// `data`, written under `version` of `type`, in the current shape: unchanged when it

@@ -25,8 +25,11 @@ public struct ProjectedEvent: Sendable, Equatable {
 ///   `ProductUpdated`, `ProductRestocked` and `ProductPurchased` (the stock the event
 ///   records) update the row and its `updatedAt`; an update of a row that does not exist
 ///   (one deleted before, which a valid log never updates) changes nothing.
-/// - `UserDeleted`, `PostDeleted`, `ProductRemoved` remove the row: it answers `not_found`
-///   and leaves every list.
+/// - `UserDeleted`, `UserForgotten`, `PostDeleted`, `ProductRemoved` remove the row: it
+///   answers `not_found` and leaves every list (a forgotten user's posts stay, with their
+///   `authorId`).
+/// - A `UserRegistered` or `UserProfileUpdated` whose personal values were forgotten
+///   changes no row: its user's stream ends in `UserForgotten`.
 /// - Events of categories without a read model (`email`, the internal claim streams, and
 ///   any other) are skipped without being decoded; they still advance the checkpoint.
 public enum Projector {
@@ -202,6 +205,10 @@ public enum Projector {
             return .updateUser(e.userId, UserChanges(subscription: e.to, updatedAt: at))
         case .user(.deleted(let e)):
             return .removeUser(e.userId)
+        case .user(.forgotten(let e)):
+            return .removeUser(e.userId)
+        case .user(.erased):
+            return nil
         case .emailClaim:
             return nil
         case .post(.created(let e)):

@@ -58,8 +58,8 @@ public struct AggregateStates: Sendable, Equatable {
         if case .user(let state) = self[.user(id)] { state } else { .initial }
     }
 
-    public func emailClaim(_ email: NormalizedEmail) -> EmailClaimState {
-        if case .emailClaim(let state) = self[.email(email)] { state } else { .initial }
+    public func emailClaims(_ bucket: EmailBucket) -> EmailClaimState {
+        if case .emailClaim(let state) = self[.email(bucket)] { state } else { .initial }
     }
 
     public func post(_ id: PostId) -> PostState {

@@ -11,6 +11,7 @@ public enum Command: Sendable, Equatable {
         case .user(.updateProfile): "UpdateUserProfile"
         case .user(.changeSubscription): "ChangeSubscription"
         case .user(.delete): "DeleteUser"
+        case .user(.forget): "ForgetUser"
         case .post(.create): "CreatePost"
         case .post(.edit): "EditPost"
         case .post(.delete): "DeletePost"
@@ -35,7 +36,8 @@ public enum Command: Sendable, Equatable {
     /// caller loads these, asks again with the loaded states until nothing new is named
     /// (a user's current email claim is only known once the user is loaded), and appends
     /// with their versions as expectations, so a decision never commits on stale state.
-    public func streamsRead(given states: AggregateStates) -> [StreamId] {
+    /// `buckets` says which stream holds the claims of an address.
+    public func streamsRead(given states: AggregateStates, buckets: EmailBucketing) -> [StreamId] {
         switch self {
         case .user(let command):
             let userId = command.userId
@@ -43,12 +45,13 @@ public enum Command: Sendable, Equatable {
                 switch command {
                 case .register(let c): c.email.normalized
                 case .updateProfile(let c): c.email?.normalized
-                case .changeSubscription, .delete: nil
+                case .changeSubscription, .delete, .forget: nil
                 }
             var streams: [StreamId] = [.user(userId)]
-            if let newEmail { streams.append(.email(newEmail)) }
+            if let newEmail { streams.append(.email(buckets.bucket(of: newEmail))) }
             if let current = states.user(userId).liveUser?.email.normalized, current != newEmail {
-                streams.append(.email(current))
+                let stream = StreamId.email(buckets.bucket(of: current))
+                if !streams.contains(stream) { streams.append(stream) }
             }
             return streams
         case .post(.create(let c)): return [.post(c.postId), .user(c.authorId)]

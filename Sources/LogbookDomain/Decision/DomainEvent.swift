@@ -13,8 +13,11 @@ public enum DomainEvent: Sendable, Equatable {
         case .user(.profileUpdated): "UserProfileUpdated"
         case .user(.subscriptionChanged): "SubscriptionChanged"
         case .user(.deleted): "UserDeleted"
+        case .user(.forgotten): "UserForgotten"
+        case .user(.erased(let e)): e.typeName
         case .emailClaim(.claimed): "EmailClaimed"
         case .emailClaim(.released): "EmailReleased"
+        case .emailClaim(.forgotten(let e)): e.typeName
         case .post(.created): "PostCreated"
         case .post(.edited): "PostEdited"
         case .post(.deleted): "PostDeleted"
@@ -34,8 +37,11 @@ public enum DomainEvent: Sendable, Equatable {
         case .user(.profileUpdated(let e)): .user(e.userId)
         case .user(.subscriptionChanged(let e)): .user(e.userId)
         case .user(.deleted(let e)): .user(e.userId)
-        case .emailClaim(.claimed(let e)): .email(e.email)
-        case .emailClaim(.released(let e)): .email(e.email)
+        case .user(.forgotten(let e)): .user(e.userId)
+        case .user(.erased(let e)): .user(e.userId)
+        case .emailClaim(.claimed(let e)): .email(e.bucket)
+        case .emailClaim(.released(let e)): .email(e.bucket)
+        case .emailClaim(.forgotten(let e)): .email(e.bucket)
         case .post(.created(let e)): .post(e.postId)
         case .post(.edited(let e)): .post(e.postId)
         case .post(.deleted(let e)): .post(e.postId)

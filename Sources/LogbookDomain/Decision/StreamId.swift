@@ -1,12 +1,12 @@
 /// The stream an event lives on. Names are `<category>-<id>`: `user-u1`, `post-p1`,
-/// `product-p1`, `order-o1`, and `email-ann@example.com` for the email claims that keep
-/// addresses unique.
+/// `product-p1`, `order-o1`, and `email-3fa2` for the bucket of email claims that keep
+/// addresses unique (no name carries personal data).
 public enum StreamId: Hashable, Sendable, CustomStringConvertible {
     case user(UserId)
     case post(PostId)
     case product(ProductId)
     case order(OrderId)
-    case email(NormalizedEmail)
+    case email(EmailBucket)
 
     public var category: String {
         switch self {
@@ -24,7 +24,7 @@ public enum StreamId: Hashable, Sendable, CustomStringConvertible {
         case .post(let id): id.rawValue
         case .product(let id): id.rawValue
         case .order(let id): id.rawValue
-        case .email(let email): email.value
+        case .email(let bucket): bucket.rawValue
         }
     }
 
@@ -43,7 +43,7 @@ public enum StreamId: Hashable, Sendable, CustomStringConvertible {
             case "post": self = .post(try PostId(id))
             case "product": self = .product(try ProductId(id))
             case "order": self = .order(try OrderId(id))
-            case "email": self = .email(try NormalizedEmail(normalized: id))
+            case "email": self = .email(try EmailBucket(id))
             default: return nil
             }
         } catch {

@@ -1,19 +1,18 @@
-/// Decides claims on one address: it is free, or held by exactly one user.
+/// Decides claims on addresses of one bucket: each address is free, or held by exactly one user.
 public enum EmailClaimDecider {
     public static func decide(_ command: EmailClaimCommand, state: EmailClaimState) throws(DomainError)
         -> [EmailClaimEvent]
     {
-        switch (command, state) {
-        case (.claim(let address, let userId), .free):
-            return [.claimed(EmailClaimed(email: address.normalized, userId: userId))]
-        case (.claim(_, let userId), .claimed(let holder)) where holder == userId:
-            return []
-        case (.claim(let address, _), .claimed):
-            throw .emailTaken(email: address.value)
-        case (.release(let email, let userId), .claimed(let holder)) where holder == userId:
-            return [.released(EmailReleased(email: email, userId: userId))]
-        case (.release, _):
-            return []
+        switch command {
+        case .claim(let address, let bucket, let userId):
+            switch state.holder(of: address.normalized) {
+            case nil: return [.claimed(EmailClaimed(bucket: bucket, email: address.normalized, userId: userId))]
+            case .some(userId): return []
+            case .some: throw .emailTaken
+            }
+        case .release(let email, let bucket, let userId):
+            guard state.holder(of: email) == userId else { return [] }
+            return [.released(EmailReleased(bucket: bucket, email: email, userId: userId))]
         }
     }
 

@@ -5,6 +5,7 @@ public enum UserCommand: Sendable, Equatable {
     case updateProfile(UpdateUserProfile)
     case changeSubscription(ChangeSubscription)
     case delete(DeleteUser)
+    case forget(ForgetUser)
 
     /// The user the command is about.
     public var userId: UserId {
@@ -13,6 +14,7 @@ public enum UserCommand: Sendable, Equatable {
         case .updateProfile(let c): c.userId
         case .changeSubscription(let c): c.userId
         case .delete(let c): c.userId
+        case .forget(let c): c.userId
         }
     }
 }
@@ -73,6 +75,15 @@ public struct ChangeSubscription: Sendable, Equatable {
 }
 
 public struct DeleteUser: Sendable, Equatable {
+    public var userId: UserId
+
+    public init(userId: UserId) { self.userId = userId }
+}
+
+/// Forgets a user for good: their personal values become unreadable everywhere (the
+/// service destroys their key), and their address is free again. A live or deleted user
+/// can be forgotten, once.
+public struct ForgetUser: Sendable, Equatable {
     public var userId: UserId
 
     public init(userId: UserId) { self.userId = userId }

@@ -34,6 +34,12 @@ public enum UserDecider {
         case .delete(let c):
             _ = try live(state, c.userId)
             return [.deleted(UserDeleted(userId: c.userId))]
+
+        case .forget(let c):
+            switch state {
+            case .live, .deleted: return [.forgotten(UserForgotten(userId: c.userId))]
+            case .unregistered, .forgotten: throw .notFound(.user, id: c.userId.rawValue)
+            }
         }
     }
 

@@ -4,6 +4,10 @@ public enum UserEvent: Sendable, Equatable {
     case profileUpdated(UserProfileUpdated)
     case subscriptionChanged(SubscriptionChanged)
     case deleted(UserDeleted)
+    case forgotten(UserForgotten)
+    /// An event whose personal values were forgotten (read back after its user's key was
+    /// destroyed): it changes nothing, since its stream ends in `forgotten`.
+    case erased(ErasedUserEvent)
 }
 
 public struct UserRegistered: Sendable, Equatable {
@@ -63,4 +67,23 @@ public struct UserDeleted: Sendable, Equatable {
     public var userId: UserId
 
     public init(userId: UserId) { self.userId = userId }
+}
+
+/// The user asked to be forgotten: from now on their personal values read as absent.
+public struct UserForgotten: Sendable, Equatable {
+    public var userId: UserId
+
+    public init(userId: UserId) { self.userId = userId }
+}
+
+/// A `UserRegistered` or `UserProfileUpdated` read back without its personal values.
+public struct ErasedUserEvent: Sendable, Equatable {
+    public var userId: UserId
+    /// The type the event was appended as.
+    public var typeName: String
+
+    public init(userId: UserId, typeName: String) {
+        self.userId = userId
+        self.typeName = typeName
+    }
 }

@@ -20,11 +20,12 @@ public struct User: Sendable, Equatable {
     }
 }
 
-/// A user stream folded: never registered, live, or deleted (ids are never reused).
+/// A user stream folded: never registered, live, deleted or forgotten (ids are never reused).
 public enum UserState: Sendable, Equatable {
     case unregistered
     case live(User)
     case deleted
+    case forgotten
 
     public static let initial = UserState.unregistered
 
@@ -52,6 +53,8 @@ public enum UserState: Sendable, Equatable {
             return .live(user)
         case (.live, .deleted):
             return .deleted
+        case (.live, .forgotten), (.deleted, .forgotten), (.unregistered, .forgotten):
+            return .forgotten
         default:
             return self
         }

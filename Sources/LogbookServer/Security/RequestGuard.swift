@@ -48,6 +48,7 @@ struct RequestGuard: Sendable {
     private static func phrase(_ action: BusAction) -> String {
         switch action {
         case .command: "send commands"
+        case .forget: "forget a user"
         case .query: "send queries"
         case .subscribe: "subscribe to the feed"
         case .readLog: "read the log"

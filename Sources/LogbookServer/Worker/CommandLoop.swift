@@ -329,7 +329,13 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ServingLoop, ~Copyab
             metrics.update { $0.recordRefusal(code: error.error.code) }
             return .reply(WireEncoding.failure(id: error.id, error.error))
         }
-        switch requestGuard.admit(routed.metadata, for: request.requestType == .status ? .status : .command) {
+        let action: BusAction =
+            switch request.type {
+            case "Status": .status
+            case "ForgetUser": .forget
+            default: .command
+            }
+        switch requestGuard.admit(routed.metadata, for: action) {
         case .serve: break
         case .drop: return .drop
         case .unauthorized(let error):

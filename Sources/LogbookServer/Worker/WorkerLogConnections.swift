@@ -1,4 +1,5 @@
 public import LogbookApplication
+public import LogbookDomain
 
 /// How a worker opens its connections to the event log: one writer, for its commit stage,
 /// with the flusher that makes its commits durable when they return before their sync
@@ -12,19 +13,26 @@ public struct WorkerLogConnections: Sendable {
 
     public let openWriter: @Sendable () throws(EventStoreError) -> Writer
     public let openReader: WorkerService.StoreOpener
+    /// How the log spreads email addresses over the streams of their claims (the vault's,
+    /// whose key seals the personal data of the stores these open).
+    public let buckets: EmailBucketing
 
     public init(
         openWriter: @escaping @Sendable () throws(EventStoreError) -> Writer,
-        openReader: @escaping WorkerService.StoreOpener
+        openReader: @escaping WorkerService.StoreOpener, buckets: EmailBucketing
     ) {
         self.openWriter = openWriter
         self.openReader = openReader
+        self.buckets = buckets
     }
 
     /// Every connection from `open`, each append durable when it returns (`synchronous=FULL`,
     /// PostgreSQL, memory).
-    public static func syncingEachCommit(_ open: @escaping WorkerService.StoreOpener) -> WorkerLogConnections {
+    public static func syncingEachCommit(_ open: @escaping WorkerService.StoreOpener, buckets: EmailBucketing)
+        -> WorkerLogConnections
+    {
         WorkerLogConnections(
-            openWriter: { () throws(EventStoreError) -> Writer in (try open(), nil, nil) }, openReader: open)
+            openWriter: { () throws(EventStoreError) -> Writer in (try open(), nil, nil) }, openReader: open,
+            buckets: buckets)
     }
 }

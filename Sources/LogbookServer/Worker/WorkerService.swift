@@ -1,4 +1,5 @@
 public import LogbookApplication
+public import LogbookDomain
 public import LogbookMetrics
 public import LogbookZMQ
 
@@ -54,12 +55,14 @@ public final class WorkerService: Sendable {
 
     /// A worker whose every connection comes from `openStore`, each append durable when it returns.
     public convenience init(
-        endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, clock: any Clock, ids: any IDGenerator,
-        diagnostics: Diagnostics, maximumBatch: Int = 2_048, afterCommit: AfterCommit = .publishFeed,
-        security: ServerSecurity? = nil, hintKeys: CurveClientKeys? = nil, supervision: Supervision = Supervision()
+        endpoints: ServiceEndpoints, openStore: @escaping StoreOpener, buckets: EmailBucketing, clock: any Clock,
+        ids: any IDGenerator, diagnostics: Diagnostics, maximumBatch: Int = 2_048,
+        afterCommit: AfterCommit = .publishFeed, security: ServerSecurity? = nil, hintKeys: CurveClientKeys? = nil,
+        supervision: Supervision = Supervision()
     ) throws(ZMQError) {
         try self.init(
-            endpoints: endpoints, log: .syncingEachCommit(openStore), clock: clock, ids: ids, diagnostics: diagnostics,
+            endpoints: endpoints, log: .syncingEachCommit(openStore, buckets: buckets), clock: clock, ids: ids,
+            diagnostics: diagnostics,
             maximumBatch: maximumBatch, afterCommit: afterCommit, security: security, hintKeys: hintKeys,
             supervision: supervision)
     }
@@ -175,7 +178,8 @@ public final class WorkerService: Sendable {
         gate.serve(sockets: "worker sockets", store: "event log") {
             let writer = try log.openWriter()
             let handler = CommandHandler(
-                store: TimedEventStore(store: writer.store, metrics: metrics), clock: clock, ids: ids)
+                store: TimedEventStore(store: writer.store, metrics: metrics), clock: clock, ids: ids,
+                buckets: log.buckets)
             // Status reads the head through a connection of its own, not the stage's.
             let headReads = try log.openReader()
             let head = try headReads.headPosition()

@@ -1,7 +1,8 @@
 /// What a client's key may do on the bus (ARCHITECTURE §11), from its certificate's `role`.
 /// Writers send commands (and, as a PostgreSQL worker's key, commit hints to the feed
 /// processes); readers query, subscribe and read the log; admins may do all of that and
-/// also ask `Status` and `Rebuild` and manage consumer groups; readers also consume from groups.
+/// also ask `Status` and `Rebuild`, forget users and manage consumer groups; readers also
+/// consume from groups.
 public enum ClientRole: String, Sendable, CaseIterable, CustomStringConvertible {
     case writer, reader, admin
 
@@ -25,6 +26,8 @@ public enum ClientRole: String, Sendable, CaseIterable, CustomStringConvertible 
 public enum BusAction: String, Sendable, CaseIterable, CustomStringConvertible {
     /// A command on the commands socket.
     case command
+    /// `ForgetUser`, the command that destroys a person's data for good.
+    case forget
     /// A query on the queries socket.
     case query
     /// Following the change feed (decided at the handshake: a PUB socket reads nothing).

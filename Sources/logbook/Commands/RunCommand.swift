@@ -127,8 +127,10 @@ struct RunCommand: ConfiguredCommand {
         // with --curve-key; on SQLite it connects to no one, and an environment shared with
         // clients (logbook.env) may set the key, so it is ignored there.
         let hintKeys = storage.store == .sqlite ? nil : try configuration.clientKeys()
-        let store = try StoreOpening(storage.store, configuration: configuration)
+        let vault = try VaultOpening.open(storage.store, configuration: configuration, diagnostics: diagnostics)
+        let store = try StoreOpening(storage.store, configuration: configuration, vault: vault)
         diagnostics.info("event log opened", ["store": store.description])
+        try store.finishForgetting(diagnostics: diagnostics)
         // On PostgreSQL other workers write the same log: the feed processes publish it.
         let afterCommit: WorkerService.AfterCommit =
             storage.store == .sqlite ? .publishFeed : .hintFeedProcesses(storage.hints)
@@ -152,9 +154,10 @@ struct RunCommand: ConfiguredCommand {
         }
         let security = try configuration.serverSecurity()
         // The primary first (it is the log: its schema is checked, or created), then the reads' source.
-        let primary = try StoreOpening(storage.store, configuration: configuration)
+        let vault = try VaultOpening.open(storage.store, configuration: configuration, diagnostics: diagnostics)
+        let primary = try StoreOpening(storage.store, configuration: configuration, vault: vault)
         let reads = try storage.readStore.map { replica throws(CLIError) in
-            try StoreOpening(.postgres(replica), configuration: configuration)
+            try StoreOpening(.postgres(replica), configuration: configuration, vault: vault)
         }
         diagnostics.info("event log opened", ["store": primary.description, "reads": (reads ?? primary).description])
         do {

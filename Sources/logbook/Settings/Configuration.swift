@@ -15,7 +15,7 @@ struct Configuration {
         .serverKey,
     ]
     /// The settings of the event log's storage, which only `run` takes (see `StorageSettings`).
-    static let storageSettings: [OptionSpec] = [.store, .readStore, .hints]
+    static let storageSettings: [OptionSpec] = [.store, .readStore, .hints, .masterKey]
     /// Where a process serves its metrics, which only `run` and `up` take.
     static let metricsSettings: [OptionSpec] = [.metrics]
     /// How a query process follows the feed, which only `run` takes.
@@ -37,6 +37,8 @@ struct Configuration {
     let metrics: MetricsAddress?
     /// How long a query process lets the feed stay quiet before it reads the log anyway.
     let idleCatchUpMilliseconds: Int
+    /// The master key file named by `--master-key` or `LOGBOOK_MASTER_KEY` (only `run` takes them).
+    let masterKeyPath: String?
 
     init(arguments: Arguments, environment: [String: String]) throws(CLIError) {
         func setting(_ option: OptionSpec) -> String {
@@ -68,6 +70,9 @@ struct Configuration {
         storage = try StorageSettings(arguments: arguments, environment: environment)
         metrics = try Self.metricsAddress(arguments: arguments, environment: environment)
         idleCatchUpMilliseconds = try Self.idleCatchUp(arguments: arguments, environment: environment)
+        masterKeyPath =
+            arguments.declares(.masterKey)
+            ? arguments.setting(.masterKey, environment: environment).flatMap { $0.isEmpty ? nil : $0 } : nil
     }
 
     private static func idleCatchUp(arguments: Arguments, environment: [String: String]) throws(CLIError) -> Int {
@@ -173,6 +178,11 @@ extension OptionSpec {
         "store", "S",
         "the event log: sqlite (DIR/events.sqlite3) or a postgresql:// connection string (run worker, run feed)",
         default: "sqlite", environment: "LOGBOOK_STORE")
+    static let masterKey = OptionSpec.option(
+        "master-key", "FILE",
+        "the master key that seals people's data keys (logbook keygen --master FILE); default DIR/master.key, "
+            + "made on a new log's first start",
+        environment: "LOGBOOK_MASTER_KEY")
     static let readStore = OptionSpec.option(
         "read-store", "URL", "a streaming replica of --store that run feed reads the log from (default: --store)",
         environment: "LOGBOOK_READ_STORE")

@@ -26,8 +26,11 @@ struct StoreOpening {
     static let writerPageCacheKibibytes = 8 * 1024
 
     /// Opens `location` once (the data directory's file for SQLite, created with its folder
-    /// if missing) and keeps how to open it again.
-    init(_ location: StorageSettings.Location, configuration: Configuration) throws(CLIError) {
+    /// if missing) and keeps how to open it again. Every connection it opens seals and opens
+    /// personal data with `vault` (`ProtectedEventStore`).
+    init(_ location: StorageSettings.Location, configuration: Configuration, vault: PersonalDataVault)
+        throws(CLIError)
+    {
         switch location {
         case .sqlite:
             try configuration.ensureDataDirectory()
@@ -46,11 +49,13 @@ struct StoreOpening {
                     let store = try SQLiteEventStore(
                         path: path, evolution: .standard, backgroundCheckpoints: true,
                         durability: .deferredSyncs(horizon), pageCacheKibibytes: Self.writerPageCacheKibibytes)
-                    return (store, horizon, store)
+                    return (ProtectedEventStore(store, vault: vault), horizon, store)
                 },
                 openReader: { () throws(EventStoreError) -> any EventStore in
-                    try SQLiteEventStore(path: path, evolution: .standard, durability: .readsDurable(horizon))
-                })
+                    ProtectedEventStore(
+                        try SQLiteEventStore(path: path, evolution: .standard, durability: .readsDurable(horizon)),
+                        vault: vault)
+                }, buckets: vault.buckets)
             description = path
         case .postgres(let connectionString):
             do {
@@ -61,9 +66,27 @@ struct StoreOpening {
                 throw .unavailable(StorageSettings.redacting(connectionString, in: message))
             }
             // Each commit is durable when it returns (`synchronous_commit` on).
-            worker = .syncingEachCommit { () throws(EventStoreError) -> any EventStore in
-                try PostgresEventStore(connectionString: connectionString, evolution: .standard)
+            worker = .syncingEachCommit(
+                { () throws(EventStoreError) -> any EventStore in
+                    ProtectedEventStore(
+                        try PostgresEventStore(connectionString: connectionString, evolution: .standard), vault: vault)
+                }, buckets: vault.buckets)
+        }
+    }
+}
+
+extension StoreOpening {
+    /// Finishes the forgetting of every user whose `UserForgotten` committed while its key
+    /// was not yet destroyed (a process stopped in between), before anything is served.
+    func finishForgetting(diagnostics: Diagnostics) throws(CLIError) {
+        do {
+            guard let store = try worker.openReader() as? ProtectedEventStore else { return }
+            let finished = try store.finishUnfinishedForgetting()
+            if !finished.isEmpty {
+                diagnostics.info("finished forgetting users", ["count": String(finished.count)])
             }
+        } catch {
+            throw .unavailable(error.description)
         }
     }
 }

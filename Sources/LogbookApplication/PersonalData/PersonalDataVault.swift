@@ -1,0 +1,377 @@
+public import LogbookCrypto
+public import LogbookDomain
+import Synchronization
+
+/// Seals and opens people's personal values with a key of their own, kept in a
+/// `PersonKeyStore` wrapped by the master key; destroying a key forgets its person.
+///
+/// Promises:
+/// - `seal` hands back a batch in which every personal field (`PersonalFields`) of every
+///   event is sealed under its user's data key, made (durably, before the batch is
+///   appended) for a user who has none; an event of a forgotten user is refused;
+/// - `open` gives back a payload byte for byte as it was sealed, or, for a forgotten user,
+///   with each personal value `null` and `"forgotten":true`; a value that does not open
+///   (another key, another event or field, damage) is an error, never a guess;
+/// - no personal value, key or address is ever put in an error message;
+/// - `buckets` spreads addresses over claim streams by a hash keyed from the master key.
+///
+/// Shared by every thread of a process that reads or writes the log; unwrapped keys are
+/// cached in memory (dropped all at once when the cache is full).
+public final class PersonalDataVault: Sendable {
+    /// How addresses are spread over the streams of their claims.
+    public let buckets: EmailBucketing
+    private let master: MasterKey
+    private let keyStore: any PersonKeyStore
+    private let cacheCapacity: Int
+    private let cache = Mutex(KeyCache())
+
+    private struct KeyCache {
+        var keys: [String: SecretKey] = [:]
+        var forgotten: Set<String> = []
+    }
+
+    /// A key's state as the vault knows it.
+    private enum KeyState {
+        case key(SecretKey)
+        case forgotten
+        case none
+    }
+
+    /// Why a vault cannot be opened.
+    public enum OpeningError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The key store was written under another master key.
+        case wrongMasterKey
+        case keyStore(PersonKeyStoreError)
+
+        public var description: String {
+            switch self {
+            case .wrongMasterKey:
+                "the master key is not the one the key store was written under (its check value does not open)"
+            case .keyStore(let error): error.description
+            }
+        }
+    }
+
+    /// Opens the vault over `keyStore`, checking that `master` is the key it was written
+    /// under (and recording that it is, on a store that has no check yet).
+    public init(master: MasterKey, keyStore: any PersonKeyStore, cacheCapacity: Int = 100_000)
+        throws(OpeningError)
+    {
+        self.master = master
+        self.keyStore = keyStore
+        self.cacheCapacity = max(1, cacheCapacity)
+        let hashKey = master.emailHashKey
+        buckets = EmailBucketing { email in Self.bucket(of: email, key: hashKey) }
+        do {
+            let check = try keyStore.masterKeyCheck() ?? keyStore.setMasterKeyCheck(master.makeCheck())
+            guard master.verify(check: check) else { throw OpeningError.wrongMasterKey }
+        } catch let error as OpeningError {
+            throw error
+        } catch let error as PersonKeyStoreError {
+            throw .keyStore(error)
+        } catch {
+            throw .keyStore(.failed("\(error)"))
+        }
+    }
+
+    /// The bucket of `email`: the first hex digits of its hash keyed by `key`.
+    static func bucket(of email: NormalizedEmail, key: SecretKey) -> EmailBucket {
+        let digest = KeyedHash.hash(Array(email.value.utf8), key: key, byteCount: 16)
+        let hex = Hex.encode(Array(digest.prefix((EmailBucket.digits + 1) / 2)))
+        // Four hex digits of a hash are always a valid bucket.
+        return (try? EmailBucket(String(hex.prefix(EmailBucket.digits)))) ?? Self.firstBucket
+    }
+
+    private static let firstBucket: EmailBucket = {
+        guard let bucket = try? EmailBucket(String(repeating: "0", count: EmailBucket.digits)) else {
+            preconditionFailure("zeros are a bucket")
+        }
+        return bucket
+    }()
+
+    // MARK: Keys
+
+    /// The key state of each of `userIds`, from the cache or the key store.
+    private func states(of userIds: Set<String>) throws(EventStoreError) -> [String: KeyState] {
+        var found: [String: KeyState] = [:]
+        var missing: [String] = []
+        cache.withLock { cache in
+            for id in userIds {
+                if let key = cache.keys[id] {
+                    found[id] = .key(key)
+                } else if cache.forgotten.contains(id) {
+                    found[id] = .forgotten
+                } else {
+                    missing.append(id)
+                }
+            }
+        }
+        guard !missing.isEmpty else { return found }
+        let stored: [String: StoredPersonKey]
+        do {
+            stored = try keyStore.keys(for: missing)
+        } catch {
+            throw Self.storeError(error)
+        }
+        for id in missing {
+            switch stored[id] {
+            case .wrapped(let wrapped)?: found[id] = .key(try unwrap(wrapped, userId: id))
+            case .destroyed?: found[id] = .forgotten
+            case nil: found[id] = KeyState.none
+            }
+        }
+        remember(found)
+        return found
+    }
+
+    private func unwrap(_ wrapped: [UInt8], userId: String) throws(EventStoreError) -> SecretKey {
+        do {
+            return try master.unwrap(wrapped, userId: userId)
+        } catch {
+            throw .corrupt("the data key of a user does not open under the master key: \(error)")
+        }
+    }
+
+    private func remember(_ states: [String: KeyState]) {
+        cache.withLock { cache in
+            if cache.keys.count + states.count > cacheCapacity { cache.keys.removeAll(keepingCapacity: true) }
+            for (id, state) in states {
+                switch state {
+                case .key(let key): cache.keys[id] = key
+                case .forgotten: cache.forgotten.insert(id)
+                case .none: break
+                }
+            }
+        }
+    }
+
+    /// Each of `userIds`' key, made and stored (in one durable call) for those who have
+    /// none. A forgotten user has no key: the caller refuses what it was about to seal.
+    private func keys(for userIds: Set<String>) throws(EventStoreError) -> [String: KeyState] {
+        var states = try states(of: userIds)
+        let lacking = states.compactMap { id, state -> String? in
+            if case .none = state { id } else { nil }
+        }
+        guard !lacking.isEmpty else { return states }
+        var made: [String: SecretKey] = [:]
+        var wrapped: [String: [UInt8]] = [:]
+        for id in lacking {
+            let key = SecretKey.random()
+            made[id] = key
+            wrapped[id] = master.wrap(key, userId: id)
+        }
+        let stored: [String: StoredPersonKey]
+        do {
+            stored = try keyStore.create(wrapped)
+        } catch {
+            throw Self.storeError(error)
+        }
+        var created: [String: KeyState] = [:]
+        for id in lacking {
+            switch stored[id] {
+            case .wrapped(let bytes)?:
+                // Another writer may have stored its key first: that one is the user's key.
+                created[id] = bytes == wrapped[id] ? made[id].map(KeyState.key) : .key(try unwrap(bytes, userId: id))
+            case .destroyed?: created[id] = .forgotten
+            case nil: throw .failed("the key store did not keep a new data key")
+            }
+            states[id] = created[id]
+        }
+        remember(created)
+        return states
+    }
+
+    static func storeError(_ error: PersonKeyStoreError) -> EventStoreError {
+        switch error {
+        case .unavailable(let message): .unavailable("key store: \(message)", cause: .unknown)
+        case .notAKeyStore, .unsupportedSchema, .failed: .failed(error.description)
+        }
+    }
+
+    // MARK: Forgetting
+
+    /// Records durably that forgetting `userId` has begun: done before the batch that
+    /// appends its `UserForgotten`, so that a crash between that commit and `destroy`
+    /// leaves a mark to finish from (`unfinishedForgetting`).
+    public func beginForgetting(_ userId: String) throws(EventStoreError) {
+        do {
+            try keyStore.beginForgetting(userId)
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// Destroys `userId`'s key durably: from now on their personal values read as forgotten.
+    public func destroy(_ userId: String) throws(EventStoreError) {
+        do {
+            try keyStore.destroy(userId)
+        } catch {
+            throw Self.storeError(error)
+        }
+        cache.withLock { cache in
+            cache.keys[userId] = nil
+            cache.forgotten.insert(userId)
+        }
+    }
+
+    /// The users whose forgetting began and whose key was not destroyed yet.
+    public func unfinishedForgetting() throws(EventStoreError) -> [String] {
+        do {
+            return try keyStore.forgettingUsers()
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    // MARK: Sealing
+
+    /// `batch` with every personal value sealed (see the type's promises).
+    public func seal(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendRequest] {
+        var owners: [[String?]] = []
+        owners.reserveCapacity(batch.count)
+        var everyOwner = Set<String>()
+        for request in batch {
+            owners.append(
+                try request.events.map { event throws(EventStoreError) -> String? in
+                    guard PersonalFields.byType[event.type] != nil else { return nil }
+                    let owner = try Self.owner(of: event)
+                    everyOwner.insert(owner)
+                    return owner
+                })
+        }
+        guard !everyOwner.isEmpty else { return batch }
+        let states = try keys(for: everyOwner)
+        var sealed = batch
+        for (index, request) in batch.enumerated() {
+            for (offset, event) in request.events.enumerated() {
+                guard let owner = owners[index][offset], let fields = PersonalFields.byType[event.type] else {
+                    continue
+                }
+                guard case .key(let key)? = states[owner] else {
+                    throw .invalidRequest("an event of a forgotten user cannot be appended (\(event.type))")
+                }
+                sealed[index].events[offset].data = try Self.seal(event, fields: fields, key: key)
+            }
+        }
+        return sealed
+    }
+
+    /// The user whose key seals `event`'s personal fields.
+    private static func owner(of event: NewEvent) throws(EventStoreError) -> String {
+        var data = event.data
+        let owner: String? = data.withUTF8 { bytes in
+            guard let members = PersonalFields.members(of: bytes),
+                let member = members.first(where: { $0.key == PersonalFields.ownerField })
+            else { return nil }
+            return PersonalFields.string(in: bytes, at: member.value)
+        }
+        guard let owner else {
+            throw .invalidRequest("a \(event.type) payload must be a JSON object with a string userId")
+        }
+        return owner
+    }
+
+    private static func seal(_ event: NewEvent, fields: Set<String>, key: SecretKey) throws(EventStoreError)
+        -> String
+    {
+        var data = event.data
+        return data.withUTF8 { bytes -> String in
+            guard let members = PersonalFields.members(of: bytes) else { return event.data }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + 64 * fields.count)
+            var copied = 0
+            for member in members where fields.contains(member.key) {
+                let value = UnsafeBufferPointer(rebasing: bytes[member.value])
+                if value.elementsEqual("null".utf8) { continue }
+                out.append(contentsOf: bytes[copied..<member.value.lowerBound])
+                let sealed = Sealing.seal(
+                    Array(value), key: key,
+                    associatedData: PersonalFields.associatedData(eventId: event.eventId, field: member.key))
+                out.append(contentsOf: PersonalFields.sealedPrefix)
+                out.append(contentsOf: Base64.encode(sealed).utf8)
+                out.append(contentsOf: PersonalFields.sealedSuffix)
+                copied = member.value.upperBound
+            }
+            out.append(contentsOf: bytes[copied...])
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    // MARK: Opening
+
+    /// The payload of a stored event with its personal values opened (or forgotten); nil
+    /// when it holds no sealed value and is served as stored.
+    public func open(
+        type: UnsafeBufferPointer<UInt8>, eventId: UnsafeBufferPointer<UInt8>, data: UnsafeBufferPointer<UInt8>,
+        position: Int64
+    ) throws(EventStoreError) -> [UInt8]? {
+        guard PersonalFields.mayCarryPersonalData(type: type),
+            let fields = PersonalFields.byType[String(decoding: type, as: UTF8.self)],
+            let members = PersonalFields.members(of: data)
+        else { return nil }
+        let sealed = members.filter { fields.contains($0.key) && PersonalFields.isSealed(data, at: $0.value) }
+        guard !sealed.isEmpty else { return nil }
+        guard let ownerMember = members.first(where: { $0.key == PersonalFields.ownerField }),
+            let owner = PersonalFields.string(in: data, at: ownerMember.value)
+        else {
+            throw .unreadableEvent(position: position, reason: "sealed personal values without a string userId")
+        }
+        let state = try states(of: [owner])[owner] ?? KeyState.none
+        let eventIdText = String(decoding: eventId, as: UTF8.self)
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count)
+        var copied = 0
+        for member in sealed {
+            out.append(contentsOf: data[copied..<member.value.lowerBound])
+            copied = member.value.upperBound
+            switch state {
+            case .forgotten:
+                out.append(contentsOf: "null".utf8)
+            case .none:
+                throw .unreadableEvent(position: position, reason: "its user has no data key in the key store")
+            case .key(let key):
+                guard let text = PersonalFields.sealedPayload(in: data, at: member.value),
+                    let sealedBytes = Base64.decode(text)
+                else {
+                    throw .unreadableEvent(position: position, reason: "the sealed value of \(member.key) is malformed")
+                }
+                do {
+                    out.append(
+                        contentsOf: try Sealing.open(
+                            sealedBytes, key: key,
+                            associatedData: PersonalFields.associatedData(eventId: eventIdText, field: member.key)))
+                } catch {
+                    throw .unreadableEvent(
+                        position: position, reason: "the sealed value of \(member.key) does not open with its key")
+                }
+            }
+        }
+        if case .forgotten = state {
+            out.append(contentsOf: data[copied..<(data.count - 1)])
+            out.append(contentsOf: #","forgotten":true}"#.utf8)
+        } else {
+            out.append(contentsOf: data[copied...])
+        }
+        return out
+    }
+
+    /// `event` with its personal values opened (or forgotten).
+    public func open(_ event: RecordedEvent) throws(EventStoreError) -> RecordedEvent {
+        var type = event.type
+        var eventId = event.eventId
+        var data = event.data
+        let opened: Result<[UInt8]?, EventStoreError> = type.withUTF8 { type in
+            eventId.withUTF8 { eventId in
+                data.withUTF8 { data in
+                    Result { () throws(EventStoreError) in
+                        try open(type: type, eventId: eventId, data: data, position: event.position)
+                    }
+                }
+            }
+        }
+        guard let bytes = try opened.get() else { return event }
+        var result = event
+        result.data = String(decoding: bytes, as: UTF8.self)
+        return result
+    }
+}

@@ -1,0 +1,146 @@
+/// An event log whose personal values are sealed on the way in and opened on the way out
+/// (`PersonalDataVault`), over any other `EventStore`: what a worker, a feed process and
+/// every reader of theirs use, so that no personal value reaches the log in clear and
+/// every reply, feed message and `ReadLog` page carries plain (or forgotten) values.
+///
+/// Keeps every promise of the store beneath, and adds: the events a committed append
+/// returns carry their payloads exactly as given; and a batch that appends a user's
+/// `UserForgotten` marks the forgetting as begun before it is appended and destroys the
+/// user's key once it has committed (or is found already recorded), before `append`
+/// returns, so no reply confirms a forgetting whose key still exists.
+public final class ProtectedEventStore: EventStore {
+    /// The type of the event that forgets a user.
+    public static let forgettingType = "UserForgotten"
+
+    /// The store beneath, which holds personal values sealed.
+    public let base: any EventStore
+    private let vault: PersonalDataVault
+
+    public init(_ base: any EventStore, vault: PersonalDataVault) {
+        self.base = base
+        self.vault = vault
+    }
+
+    public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
+        for request in batch {
+            for event in request.events where event.type == Self.forgettingType {
+                try vault.beginForgetting(try Self.userId(ofForgetting: event.data))
+            }
+        }
+        let results = try base.append(try vault.seal(batch))
+        var opened: [AppendResult] = []
+        opened.reserveCapacity(results.count)
+        for (request, result) in zip(batch, results) {
+            switch result {
+            case .committed(.appended(var committed)):
+                for index in committed.events.indices where index < request.events.count {
+                    committed.events[index].data = request.events[index].data
+                }
+                try finishForgetting(in: committed.events)
+                opened.append(.committed(.appended(committed)))
+            case .duplicate(let record):
+                let record = try open(record)
+                try finishForgetting(in: record.events)
+                opened.append(.duplicate(record))
+            case .committed(.answered), .conflict, .abandoned, .unreadableRecord:
+                opened.append(result)
+            }
+        }
+        return opened
+    }
+
+    /// Destroys the key of every user whose `UserForgotten` is among `events`.
+    private func finishForgetting(in events: [RecordedEvent]) throws(EventStoreError) {
+        for event in events where event.type == Self.forgettingType {
+            try vault.destroy(try Self.userId(ofForgetting: event.data))
+        }
+    }
+
+    /// Finishes every forgetting that began and whose `UserForgotten` is in the log (a
+    /// process that stopped between the commit and the key's destruction). Called when a
+    /// worker starts; answers the users it forgot.
+    public func finishUnfinishedForgetting() throws(EventStoreError) -> [String] {
+        var finished: [String] = []
+        for userId in try vault.unfinishedForgetting() {
+            let events = try base.readWholeStream("user-\(userId)")
+            if events.contains(where: { $0.type == Self.forgettingType }) {
+                try vault.destroy(userId)
+                finished.append(userId)
+            }
+        }
+        return finished
+    }
+
+    private static func userId(ofForgetting data: String) throws(EventStoreError) -> String {
+        var data = data
+        let userId: String? = data.withUTF8 { bytes in
+            PersonalFields.members(of: bytes)?.first { $0.key == PersonalFields.ownerField }
+                .flatMap { PersonalFields.string(in: bytes, at: $0.value) }
+        }
+        guard let userId else { throw .invalidRequest("a UserForgotten payload must name its userId") }
+        return userId
+    }
+
+    private func open(_ record: CommandRecord) throws(EventStoreError) -> CommandRecord {
+        guard case .appended(var committed) = record else { return record }
+        committed.events = try open(committed.events)
+        return .appended(committed)
+    }
+
+    private func open(_ events: [RecordedEvent]) throws(EventStoreError) -> [RecordedEvent] {
+        var opened = events
+        for index in opened.indices {
+            opened[index] = try vault.open(opened[index])
+        }
+        return opened
+    }
+
+    public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
+        try open(try base.readStream(stream, fromVersion: fromVersion, limit: limit))
+    }
+
+    public func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
+        -> [RecordedEvent]
+    {
+        try open(try base.read(fromPosition: fromPosition, limit: limit, categories: categories))
+    }
+
+    public func visitEvents(
+        fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
+    ) throws(EventStoreError) {
+        var failure: EventStoreError?
+        try base.visitEvents(fromPosition: fromPosition, limit: limit, categories: categories) { event in
+            let opened: [UInt8]?
+            do throws(EventStoreError) {
+                opened = try vault.open(
+                    type: event.type, eventId: event.eventId, data: event.data, position: event.position)
+            } catch {
+                failure = error
+                return false
+            }
+            guard let opened else { return body(event) }
+            return opened.withUnsafeBufferPointer { data in
+                var event = event
+                event.data = data
+                return body(event)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    public func headPosition() throws(EventStoreError) -> Int64 {
+        try base.headPosition()
+    }
+
+    public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
+        try base.commandRecord(commandId).map { record throws(EventStoreError) in try open(record) }
+    }
+
+    public func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]] {
+        var found = try base.readWholeStreams(streams)
+        for (stream, events) in found {
+            found[stream] = try open(events)
+        }
+        return found
+    }
+}
