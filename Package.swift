@@ -179,6 +179,7 @@ let package = Package(
             name: "LogbookApplicationTests",
             dependencies: [
                 "LogbookApplication", "LogbookDomain", "LogbookJSON", "LogbookMemory", "LogbookTestSupport",
+                "LogbookCrypto",
             ],
             swiftSettings: strictSettings),
         .testTarget(
@@ -279,7 +280,7 @@ let package = Package(
             name: "LogbookEndToEndTests",
             dependencies: [
                 "logbook", "logbook-bench", "LogbookClient", "LogbookZMQ", "LogbookFeed", "LogbookWire",
-                "LogbookApplication", "LogbookJSON", "LogbookTestSupport",
+                "LogbookApplication", "LogbookJSON", "LogbookTestSupport", "LogbookCrypto",
             ],
             swiftSettings: strictSettings),
     ]

@@ -63,6 +63,25 @@ public final class SQLitePersonKeyStore: PersonKeyStore {
         }
     }
 
+    // MARK: Copies
+
+    /// Writes a consistent copy of the store to the new file `destination` (`VACUUM INTO`:
+    /// one read transaction, so the copy is the store as of one commit, compacted, with no
+    /// free page holding a destroyed key), and syncs it. Refuses an existing file.
+    public func copy(to destination: String) throws(PersonKeyStoreError) {
+        try withSession { session throws(PersonKeyStoreError) in
+            let statement = try session.sql { () throws(SQLiteError) in try session.db.statement("VACUUM INTO ?1") }
+            try session.sql { () throws(SQLiteError) in
+                try statement.bind(1, destination)
+                try statement.runBound()
+            }
+        }
+        let descriptor = open(destination, O_RDONLY)
+        guard descriptor >= 0 else { throw .unavailable("cannot open the copy \(destination) to sync it") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw .unavailable("cannot sync the copy \(destination)") }
+    }
+
     // MARK: Keys
 
     public func keys(for userIds: [String]) throws(PersonKeyStoreError) -> [String: StoredPersonKey] {

@@ -150,7 +150,8 @@ struct VisitEventsContractTests {
             + "recorded_at)"
         let insert = RawSQLResult(
             path: path,
-            sql: "INSERT INTO events \(columns) VALUES (\(head + 1), 'e', 'user-damaged', 'user', 1, 'UserRegistered', "
+            sql:
+                "INSERT INTO events \(columns) VALUES (\(head + 1), 'e', 'user-damaged', 'user', 1, 'SubscriptionChanged', "
                 + "'{not json', 'damage', 'damage', 'damage', 0)")
         #expect(insert.succeeded, "\(insert.message)")
         _ = try harness.store.append([Requests.simple("after-damage", stream: "user-after")])

@@ -38,10 +38,10 @@ struct HandlerHarness {
     let clock = FixedClock()
     let handler: CommandHandler
 
-    init(store: any EventStore = InMemoryEventStore(), cacheCapacity: Int = 1000) {
+    init(store: any EventStore = InMemoryEventStore(), buckets: EmailBucketing = .forTests, cacheCapacity: Int = 1000) {
         self.store = store
         handler = CommandHandler(
-            store: store, clock: clock, ids: SequentialIDs(), buckets: .forTests, cacheCapacity: cacheCapacity)
+            store: store, clock: clock, ids: SequentialIDs(), buckets: buckets, cacheCapacity: cacheCapacity)
     }
 
     @discardableResult

@@ -19,7 +19,10 @@ struct StoreOpeningTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = try Configuration(
             arguments: try Arguments(["--data-dir", directory.path], for: RunCommand.spec), environment: [:])
-        let opening = try StoreOpening(.sqlite, configuration: configuration, vault: .forTests())
+        let opening = try StoreOpening(
+            .sqlite, configuration: configuration,
+            diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()),
+            vault: .forTests())
         let writer = try #require(
             (try opening.worker.openWriter().store as? ProtectedEventStore)?.base as? SQLiteEventStore)
         let reader = try #require((try opening.open() as? ProtectedEventStore)?.base as? SQLiteEventStore)

@@ -79,7 +79,10 @@ struct BackupTests {
         #expect(summary["backup"] == .string(destination))
         #expect(summary["events"] == .int(Int(head)))
         #expect(head >= acknowledgedBefore.map(\.position).max() ?? 0)
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: destination)) == ["events.sqlite3"])
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: destination))
+                == ["events.sqlite3", "keys.sqlite3", "master.key"])
+        #expect(summary["keyStore"] == .string(destination + "/keys.sqlite3"))
 
         // logbook verify accepts it.
         let verify = try await runLogbook(["verify", "--data-dir", destination])
@@ -94,6 +97,9 @@ struct BackupTests {
         let original = try await cluster.wholeLog()
         #expect(copy.count == Int(head))
         #expect(copy.map(\.eventId) == original.prefix(Int(head)).map(\.eventId), "the copy is a prefix of the log")
+        #expect(
+            copy.map(\.data) == original.prefix(Int(head)).map(\.data),
+            "the restored worker opens every personal value with the copied key store and master key")
         let inCopy = Set(copy.map(\.eventId))
         let missing = acknowledgedBefore.flatMap(\.events).filter { !inCopy.contains($0.eventId) }
         #expect(missing.isEmpty, "acknowledged before the backup began, missing from it: \(missing.map(\.position))")

@@ -533,20 +533,20 @@ struct PostgresEventStoreTests {
         let database = try PostgresTestDatabase()
         let written = "{ \"userId\":\"u1\",  \"fullName\":\"Zoë ✓ \\\"q\\\" \\\\ \\u0001\" }"
         _ = try PostgresEventStore(connectionString: database.connectionString).append([
-            Requests.request("c1", [Requests.event("user-u1", "UserRegistered", data: written)])
+            Requests.request("c1", [Requests.event("user-u1", "PostCreated", data: written)])
         ])
         let raw = try RawPostgres(database.connectionString)
         #expect(try raw.run("SELECT data, data_version FROM events") == [[written, "1"]])
 
         let renamed = EventEvolution([
-            EventUpcaster(type: "UserRegistered", fromVersion: 1) { payload throws(EventUpcastError) in
+            EventUpcaster(type: "PostCreated", fromVersion: 1) { payload throws(EventUpcastError) in
                 ["userId": payload["userId"] ?? .null, "name": payload["fullName"] ?? .null]
             }
         ])
         let newer = try PostgresEventStore(connectionString: database.connectionString, evolution: renamed)
         let read = try #require(try newer.read(fromPosition: 1, limit: 1, categories: nil).first)
         #expect(try JSONParser.parse(read.data) == ["userId": "u1", "name": "Zoë ✓ \"q\" \\ \u{1}"])
-        _ = try newer.append([Requests.request("c2", [Requests.event("user-u2", "UserRegistered", data: "{}")])])
+        _ = try newer.append([Requests.request("c2", [Requests.event("user-u2", "PostCreated", data: "{}")])])
         #expect(try raw.run("SELECT data_version FROM events WHERE position = 2") == [["2"]])
         let older = try PostgresEventStore(connectionString: database.connectionString)
         #expect {
@@ -556,7 +556,7 @@ struct PostgresEventStoreTests {
         }
         // A retried id whose record the older build cannot read fails alone; the batch goes on.
         let retried = try older.append([
-            Requests.request("c2", [Requests.event("user-u2", "UserRegistered", data: "{}")]),
+            Requests.request("c2", [Requests.event("user-u2", "PostCreated", data: "{}")]),
             Requests.simple("c3", stream: "post-p1"),
         ])
         guard case .unreadableRecord(.unreadableEvent(2, _))? = retried.first else {

@@ -9,11 +9,11 @@ import Testing
 /// the current shape, without ever rewriting them; files of the first schema are migrated.
 @Suite("SQLite event store: schema versions and upcasting")
 struct SQLiteEventEvolutionTests {
-    /// A later build's history of `UserRegistered`: version 1 called the name `fullName`.
+    /// A later build's history of `PostCreated`: version 1 called the name `fullName`.
     private static let renamed = EventEvolution([
-        EventUpcaster(type: "UserRegistered", fromVersion: 1) { payload throws(EventUpcastError) in
+        EventUpcaster(type: "PostCreated", fromVersion: 1) { payload throws(EventUpcastError) in
             guard let name = payload["fullName"] else {
-                throw EventUpcastError(type: "UserRegistered", version: 1, reason: "fullName is missing")
+                throw EventUpcastError(type: "PostCreated", version: 1, reason: "fullName is missing")
             }
             return ["userId": payload["userId"] ?? .null, "name": name]
         }
@@ -26,7 +26,7 @@ struct SQLiteEventEvolutionTests {
     }
 
     private func registration(_ commandId: String, data: String) -> AppendRequest {
-        Requests.request(commandId, [Requests.event("user-u1", "UserRegistered", data: data)])
+        Requests.request(commandId, [Requests.event("user-u1", "PostCreated", data: data)])
     }
 
     @Test(
@@ -68,7 +68,7 @@ struct SQLiteEventEvolutionTests {
                 RawSQLResult.firstRow(path: path, sql: "SELECT data_version FROM events WHERE position = 1") == ["2"])
             #expect(
                 RawSQLResult.firstRow(path: path, sql: "SELECT type, data_version FROM events WHERE position = 2")
-                    == ["Happened", "1"], "only UserRegistered has a second version")
+                    == ["Happened", "1"], "only PostCreated has a second version")
         }
     }
 

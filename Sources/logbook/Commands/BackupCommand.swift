@@ -1,11 +1,15 @@
 import Foundation
 import Glibc
 import LogbookCommandLine
+import LogbookCrypto
 import LogbookJSON
 import LogbookSQLite
 
 /// `logbook backup DEST`: a consistent copy of the SQLite event log, taken while the worker
 /// serves, as a new data directory DEST holding `events.sqlite3` (`SQLiteEventLogBackup`),
+/// then the key store `keys.sqlite3` (copied after the log, so it holds every key the copied
+/// log needs; a key destroyed in between leaves its user forgotten in the copy too) and the
+/// data directory's own `master.key` when it has one,
 /// so that `logbook verify --data-dir DEST` checks it and `logbook run worker --data-dir DEST`
 /// serves from where it ends. Never overwrites: DEST must not exist. Prints
 /// `{"backup":DEST,"head":N,"events":N,"bytes":N}`. A PostgreSQL log is refused (exit 2)
@@ -23,7 +27,11 @@ struct BackupCommand: ConfiguredCommand {
             it takes its name. Prints {"backup":DEST,"head":N,"events":N,"bytes":N}.
             Restore: stop the worker, then run it with --data-dir DEST (or move DEST/events.sqlite3
             into its data directory, leaving no old events.sqlite3-wal or -shm beside it);
-            `logbook verify --data-dir DEST` re-checks the copy.
+            `logbook verify --data-dir DEST` re-checks the copy. The key store (DIR/keys.sqlite3)
+            is copied after the log, and DIR/master.key with it when the data directory holds
+            the master key; a master key kept elsewhere must be given to the restored worker.
+            A backup taken before a user was forgotten still holds their key: it forgets them
+            only when it is destroyed, so keep backups no longer than your policy allows.
             With --store postgresql://… it refuses: back up PostgreSQL with pg_basebackup or pg_dump.
             """,
         settings: Configuration.settings + [.store])
@@ -55,12 +63,37 @@ struct BackupCommand: ConfiguredCommand {
             rmdir(destination)
             throw .unavailable(error.description)
         }
-        let report: JSONObject = [
+        let keys = try copyKeys(to: destination)
+        var report: JSONObject = [
             "backup": .string(destination), "head": .int(Int(summary.head)), "events": .int(Int(summary.events)),
             "bytes": .int(Int(summary.bytes)),
         ]
+        report["keyStore"] = keys.keyStore.map(JSONValue.string)
+        report["masterKey"] = keys.masterKey.map(JSONValue.string)
         output.out(JSONWriter.string(.object(report)))
         return .success
+    }
+
+    /// Copies the key store, and the data directory's master key file, into `destination`;
+    /// answers the copies made (none for a log without a key store).
+    private func copyKeys(to destination: String) throws(CLIError) -> (keyStore: String?, masterKey: String?) {
+        let source = configuration.path(VaultOpening.keyStoreFile)
+        guard FileManager.default.fileExists(atPath: source) else { return (nil, nil) }
+        let keyStore = (destination as NSString).appendingPathComponent(VaultOpening.keyStoreFile)
+        do {
+            try SQLitePersonKeyStore(path: source).copy(to: keyStore)
+        } catch {
+            throw .unavailable("the log was copied, but not its key store: \(error)")
+        }
+        let master = configuration.path(VaultOpening.defaultMasterKeyFile)
+        guard FileManager.default.fileExists(atPath: master) else { return (keyStore, nil) }
+        let copy = (destination as NSString).appendingPathComponent(VaultOpening.defaultMasterKeyFile)
+        do {
+            try MasterKey.read(path: master).write(to: copy)
+        } catch {
+            throw .unavailable("the log and its key store were copied, but not the master key: \(error)")
+        }
+        return (keyStore, copy)
     }
 
     /// Creates `path` (and any missing parent), refusing one that exists: `mkdir` says so atomically.

@@ -127,8 +127,7 @@ struct RunCommand: ConfiguredCommand {
         // with --curve-key; on SQLite it connects to no one, and an environment shared with
         // clients (logbook.env) may set the key, so it is ignored there.
         let hintKeys = storage.store == .sqlite ? nil : try configuration.clientKeys()
-        let vault = try VaultOpening.open(storage.store, configuration: configuration, diagnostics: diagnostics)
-        let store = try StoreOpening(storage.store, configuration: configuration, vault: vault)
+        let store = try StoreOpening(storage.store, configuration: configuration, diagnostics: diagnostics)
         diagnostics.info("event log opened", ["store": store.description])
         try store.finishForgetting(diagnostics: diagnostics)
         // On PostgreSQL other workers write the same log: the feed processes publish it.
@@ -154,10 +153,10 @@ struct RunCommand: ConfiguredCommand {
         }
         let security = try configuration.serverSecurity()
         // The primary first (it is the log: its schema is checked, or created), then the reads' source.
-        let vault = try VaultOpening.open(storage.store, configuration: configuration, diagnostics: diagnostics)
-        let primary = try StoreOpening(storage.store, configuration: configuration, vault: vault)
+        let primary = try StoreOpening(storage.store, configuration: configuration, diagnostics: diagnostics)
         let reads = try storage.readStore.map { replica throws(CLIError) in
-            try StoreOpening(.postgres(replica), configuration: configuration, vault: vault)
+            try StoreOpening(
+                .postgres(replica), configuration: configuration, diagnostics: diagnostics, vault: primary.vault)
         }
         diagnostics.info("event log opened", ["store": primary.description, "reads": (reads ?? primary).description])
         do {

@@ -17,9 +17,11 @@ struct VerifyCommand: ConfiguredCommand {
             the service promises: positions and versions without holes, every event readable,
             stock figures that follow from the ones before, exact order totals, and no email
             held by two live users. Prints {"ok":true,"events":N}, or "ok":false with the
-            first 100 violations (position and problem) and exits 1.
+            first 100 violations (position and problem) and exits 1. Personal values are
+            opened with the key store beside the log and the master key (--master-key, else
+            DIR/master.key); those of forgotten users read as forgotten.
             """,
-        settings: Configuration.settings)
+        settings: Configuration.settings + [.masterKey])
     static let pageSize = 10_000
     static let violationsShown = 100
 
@@ -54,16 +56,20 @@ struct VerifyCommand: ConfiguredCommand {
         return audit.violations.isEmpty ? .success : .errorReply
     }
 
-    /// Opens the event log in the data directory; it must be there already.
-    private func openEventLog() throws(CLIError) -> SQLiteEventStore {
+    /// Opens the event log in the data directory (it must be there already), through its
+    /// vault when it has a key store.
+    private func openEventLog() throws(CLIError) -> any EventStore {
         let path = configuration.eventLogPath
         guard FileManager.default.fileExists(atPath: path) else {
             throw .unavailable("no event log at \(path) (set --data-dir or LOGBOOK_DATA_DIR)")
         }
+        let store: SQLiteEventStore
         do {
-            return try SQLiteEventStore(path: path, evolution: .standard)
+            store = try SQLiteEventStore(path: path, evolution: .standard)
         } catch {
             throw .unavailable(error.description)
         }
+        guard let vault = try VaultOpening.openForReading(configuration: configuration) else { return store }
+        return ProtectedEventStore(store, vault: vault)
     }
 }

@@ -25,12 +25,16 @@ struct StoreOpening {
     /// fewer and costs memory. Readers keep the default.
     static let writerPageCacheKibibytes = 8 * 1024
 
+    /// The vault every connection seals and opens personal data with (`ProtectedEventStore`).
+    let vault: PersonalDataVault
+
     /// Opens `location` once (the data directory's file for SQLite, created with its folder
-    /// if missing) and keeps how to open it again. Every connection it opens seals and opens
-    /// personal data with `vault` (`ProtectedEventStore`).
-    init(_ location: StorageSettings.Location, configuration: Configuration, vault: PersonalDataVault)
-        throws(CLIError)
-    {
+    /// if missing), then the vault beside it (`VaultOpening`; `vault` when given, as a feed
+    /// process's replica shares its primary's), and keeps how to open them again.
+    init(
+        _ location: StorageSettings.Location, configuration: Configuration, diagnostics: Diagnostics,
+        vault given: PersonalDataVault? = nil
+    ) throws(CLIError) {
         switch location {
         case .sqlite:
             try configuration.ensureDataDirectory()
@@ -41,6 +45,8 @@ struct StoreOpening {
             } catch {
                 throw .unavailable(error.description)
             }
+            let vault = try Self.vault(given, location, configuration: configuration, diagnostics: diagnostics)
+            self.vault = vault
             // Durable up to the head read at the opening (its WAL synced); the writer syncs
             // the WAL again when it opens, and moves the horizon to its head. Its commits leave
             // checkpoints to a thread of their own.
@@ -65,6 +71,8 @@ struct StoreOpening {
                 let message = if case .invalidRequest(let problem) = error { problem } else { error.description }
                 throw .unavailable(StorageSettings.redacting(connectionString, in: message))
             }
+            let vault = try Self.vault(given, location, configuration: configuration, diagnostics: diagnostics)
+            self.vault = vault
             // Each commit is durable when it returns (`synchronous_commit` on).
             worker = .syncingEachCommit(
                 { () throws(EventStoreError) -> any EventStore in
@@ -76,6 +84,15 @@ struct StoreOpening {
 }
 
 extension StoreOpening {
+    /// `given`, else the vault beside `location`.
+    private static func vault(
+        _ given: PersonalDataVault?, _ location: StorageSettings.Location, configuration: Configuration,
+        diagnostics: Diagnostics
+    ) throws(CLIError) -> PersonalDataVault {
+        if let given { return given }
+        return try VaultOpening.open(location, configuration: configuration, diagnostics: diagnostics)
+    }
+
     /// Finishes the forgetting of every user whose `UserForgotten` committed while its key
     /// was not yet destroyed (a process stopped in between), before anything is served.
     func finishForgetting(diagnostics: Diagnostics) throws(CLIError) {

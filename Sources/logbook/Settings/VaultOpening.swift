@@ -36,6 +36,28 @@ enum VaultOpening {
         }
     }
 
+    /// The vault of a SQLite log in the data directory, for a command that only reads it
+    /// (`verify`): nil when the directory has no key store (a log written before personal
+    /// data was sealed); never makes a master key.
+    static func openForReading(configuration: Configuration) throws(CLIError) -> PersonalDataVault? {
+        guard FileManager.default.fileExists(atPath: configuration.path(keyStoreFile)) else { return nil }
+        let keyStore = try openKeyStore(.sqlite, configuration: configuration)
+        let path = configuration.masterKeyPath ?? configuration.path(defaultMasterKeyFile)
+        let master: MasterKey
+        do {
+            master = try MasterKey.read(path: path)
+        } catch {
+            throw .unavailable("cannot use the master key: \(error)")
+        }
+        do {
+            return try PersonalDataVault(master: master, keyStore: keyStore)
+        } catch .wrongMasterKey {
+            throw .unavailable("the master key \(path) is not the one the key store was written under")
+        } catch {
+            throw .unavailable(error.description)
+        }
+    }
+
     private static func openKeyStore(_ location: StorageSettings.Location, configuration: Configuration)
         throws(CLIError) -> any PersonKeyStore
     {

@@ -1,0 +1,184 @@
+import Foundation
+import Glibc
+import LogbookApplication
+import LogbookClient
+import LogbookCrypto
+import LogbookJSON
+import Testing
+
+/// Personal data on real processes: sealed in every file the worker writes, served in clear,
+/// forgotten for good on `ForgetUser`, across a `kill -9`; a wrong or missing master key
+/// stops the worker before it serves.
+@Suite("End to end: personal data sealed, and forgotten on request")
+struct PersonalDataTests {
+    /// One user the test registers, with values found nowhere else.
+    struct Canary {
+        let id: String
+        let name: String
+        let renamed: String
+        let email: String
+    }
+
+    static func canaries(_ count: Int) -> [Canary] {
+        let token = String(UInt32.random(in: 0x1000_0000...0xFFFF_FFFF), radix: 16)
+        return (0..<count).map { index in
+            Canary(
+                id: "pd-\(index)", name: "Canary\(token)N\(index)", renamed: "Canary\(token)R\(index)",
+                email: "canary\(token)m\(index)@example.com")
+        }
+    }
+
+    /// The code of the error `body` was refused with; nil when it was not refused.
+    static func refusal(_ body: () async throws -> Void) async -> String? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            guard case .rejected(let reply)? = error as? LogbookClientError else { return "\(error)" }
+            return reply.code
+        }
+    }
+
+    /// Every byte of the regular files directly in `directory`.
+    static func bytes(in directory: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            let path = (directory as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue
+            else { continue }
+            files[name] = try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        return files
+    }
+
+    @Test("forgotten users read as forgotten everywhere, after a kill -9; no file of the worker holds a value")
+    func forgettingOnRealProcesses() async throws {
+        let cluster = try await ServiceCluster.started()
+        let client = try cluster.client()
+        defer { client.close() }
+        let canaries = Self.canaries(12)
+        for (index, canary) in canaries.enumerated() {
+            _ = try await client.send(
+                type: "RegisterUser",
+                data: [
+                    "userId": .string(canary.id), "name": .string(canary.name), "email": .string(canary.email),
+                    "gender": "female", "birthday": "1990-02-28",
+                ])
+            _ = try await client.send(type: "CreatePost", data: Fixture.post("post-\(canary.id)", author: canary.id))
+            if index % 3 == 0 {
+                _ = try await client.send(
+                    type: "UpdateUserProfile", data: ["userId": .string(canary.id), "name": .string(canary.renamed)])
+            }
+        }
+        let forgotten = canaries.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        let kept = canaries.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        var last: CommandReceipt?
+        for canary in forgotten {
+            last = try await client.send(
+                type: "ForgetUser", data: ["userId": .string(canary.id)], commandId: "forget-\(canary.id)")
+        }
+        let reply = try #require(last)
+        #expect(reply.events.map(\.type) == ["UserForgotten", "EmailReleased"])
+        // Killed right after the last reply: the forgetting holds once it starts again.
+        cluster.signalWorker(SIGKILL)
+        _ = cluster.stopWorker(SIGKILL)
+        try await cluster.startWorker()
+
+        let retried = try await client.send(
+            type: "ForgetUser", data: ["userId": .string(forgotten[0].id)], commandId: "forget-\(forgotten[0].id)")
+        #expect(retried.events.map(\.type) == ["UserForgotten", "EmailReleased"], "a retry answers the first outcome")
+        #expect(
+            await Self.refusal {
+                _ = try await client.send(type: "ForgetUser", data: ["userId": .string(forgotten[0].id)])
+            }
+                == "not_found", "a forgotten user is not forgotten again")
+
+        let log = try await cluster.wholeLog()
+        #expect(!log.contains { $0.stream.contains("@") || $0.stream.lowercased().contains("canary") })
+        for canary in forgotten {
+            let personal = log.filter {
+                ["UserRegistered", "UserProfileUpdated", "EmailClaimed", "EmailReleased"].contains($0.type)
+                    && (try? JSONParser.parse($0.data).objectValue?["userId"]) == .string(canary.id)
+            }
+            #expect(personal.count >= 3)
+            for event in personal {
+                let data = try #require(try JSONParser.parse(event.data).objectValue)
+                #expect(data["forgotten"] == .bool(true), "\(event.type) of \(canary.id)")
+                #expect(data["name"] ?? .null == .null && data["email"] ?? .null == .null)
+            }
+        }
+        for canary in kept {
+            let registered = try #require(log.first { $0.type == "UserRegistered" && $0.stream == "user-\(canary.id)" })
+            let data = try #require(try JSONParser.parse(registered.data).objectValue)
+            #expect(data["name"] == .string(canary.name) && data["email"] == .string(canary.email))
+            #expect(data["forgotten"] == nil)
+        }
+
+        // The query process drops forgotten users and keeps their posts.
+        let head = try await cluster.head()
+        try await cluster.queryStatus(after: head)
+        for canary in forgotten {
+            #expect(
+                await Self.refusal { _ = try await client.query(type: "GetUser", data: ["userId": .string(canary.id)]) }
+                    == "not_found", "\(canary.id) is still in the read models")
+            let post = try await client.query(type: "GetPost", data: ["postId": .string("post-\(canary.id)")])
+            #expect(post.result.objectValue?["authorId"] == .string(canary.id))
+        }
+        let user = try await client.query(type: "GetUser", data: ["userId": .string(kept[1].id)])
+        #expect(user.result.objectValue?["name"] == .string(kept[1].name))
+
+        // No file of the worker holds a personal value in clear, nor a forgotten address's keyed hash.
+        let master = try MasterKey.read(path: cluster.workerDataDirectory + "/master.key")
+        let files = try Self.bytes(in: cluster.workerDataDirectory)
+        #expect(Set(files.keys).isSuperset(of: ["events.sqlite3", "keys.sqlite3", "master.key"]))
+        // The scan sees what the worker wrote: a post's title, not personal, is there in clear.
+        #expect(files.values.contains { $0.range(of: Data("Post post-\(canaries[0].id)".utf8)) != nil })
+        for canary in canaries {
+            let hash = KeyedHash.hash(Array(canary.email.lowercased().utf8), key: master.emailHashKey, byteCount: 16)
+            let needles = [canary.name, canary.renamed, canary.email, canary.email.lowercased(), Hex.encode(hash)]
+            for (name, data) in files {
+                for needle in needles {
+                    #expect(data.range(of: Data(needle.utf8)) == nil, "\(name) holds \(needle)")
+                }
+            }
+            #expect(!cluster.stderr(of: "worker").contains(canary.name))
+        }
+
+        // The address of a forgotten user is free for someone else.
+        let again = try await client.send(
+            type: "RegisterUser", data: Fixture.user("pd-new", email: forgotten[1].email.uppercased()))
+        #expect(again.events.map(\.type) == ["UserRegistered", "EmailClaimed"])
+        let verify = try await runLogbook(["verify", "--data-dir", cluster.workerDataDirectory])
+        #expect(verify.status == 0, "\(verify.stdout) \(verify.stderr)")
+    }
+
+    @Test("a worker with another master key, or none for a key store that holds keys, stops with one line, exit 3")
+    func masterKeyRefusals() async throws {
+        let cluster = try await ServiceCluster.started()
+        let client = try cluster.client()
+        defer { client.close() }
+        _ = try await client.send(type: "RegisterUser", data: Fixture.user("mk-1"))
+        #expect(cluster.stopWorker() == 0)
+        let other = cluster.directory.appendingPathComponent("other.key").path
+        let made = try await runLogbook(["keygen", "--master", other])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try made.json() == ["masterKey": .string(other)])
+        #expect(try await runLogbook(["keygen", "--master", other]).status == 3, "a key file is never replaced")
+        let data = cluster.workerDataDirectory
+        let wrong = try await runLogbook(
+            ["run", "worker", "--data-dir", data, "--master-key", other] + cluster.settings)
+        #expect(wrong.status == 3)
+        #expect(wrong.stderr.contains("not the one the key store was written under"), "\(wrong.stderr)")
+        #expect(wrong.stderr.split(separator: "\n").count == 1, "\(wrong.stderr)")
+        try FileManager.default.moveItem(atPath: data + "/master.key", toPath: data + "/moved.key")
+        let missing = try await runLogbook(["run", "worker", "--data-dir", data] + cluster.settings)
+        #expect(missing.status == 3)
+        #expect(missing.stderr.contains("none was given"), "\(missing.stderr)")
+        #expect(
+            !FileManager.default.fileExists(atPath: data + "/master.key"), "no new key over a store that holds keys")
+        // The right key, named, serves the log as it was.
+        let right = try await runLogbook(["verify", "--data-dir", data, "--master-key", data + "/moved.key"])
+        #expect(right.status == 0, "\(right.stdout) \(right.stderr)")
+    }
+}
