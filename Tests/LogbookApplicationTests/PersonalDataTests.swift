@@ -120,6 +120,8 @@ struct PersonalDataTests {
         let retried = rig.harness.send("c3", "ForgetUser", ["userId": "u1"])
         #expect(retried.accepted?.wasRetry == true)
         #expect(retried.eventTypes == ["UserForgotten", "EmailReleased"])
+        #expect(retried.accepted?.events == forgotten.accepted?.events, "a retry gets the reply's bytes")
+        #expect(forgotten.accepted?.events.last?.data == #"{"email":null,"userId":"u1","forgotten":true}"#)
         #expect(
             rig.harness.send("c6", "RegisterUser", ["userId": "u3", "name": "Cy", "email": "ann.canary@example.com"])
                 .accepted != nil)

@@ -14,13 +14,16 @@ import json
 
 from strictness import Sample, required_paths
 
-COMMAND_TYPES = ["RegisterUser", "UpdateUserProfile", "ChangeSubscription", "DeleteUser", "CreatePost", "EditPost",
-                 "DeletePost", "AddProduct", "UpdateProduct", "RestockProduct", "RemoveProduct", "PurchaseProduct"]
+COMMAND_TYPES = ["RegisterUser", "UpdateUserProfile", "ChangeSubscription", "DeleteUser", "ForgetUser", "CreatePost",
+                 "EditPost", "DeletePost", "AddProduct", "UpdateProduct", "RestockProduct", "RemoveProduct",
+                 "PurchaseProduct"]
 QUERY_TYPES = ["GetUser", "ListUsers", "GetPost", "ListPosts", "GetProduct", "ListProducts", "ListOrders"]
-EVENT_TYPES = ["UserRegistered", "UserProfileUpdated", "SubscriptionChanged", "UserDeleted", "PostCreated",
-               "PostEdited", "PostDeleted", "ProductAdded", "ProductUpdated", "ProductRestocked", "ProductRemoved",
-               "ProductPurchased", "OrderPlaced", "EmailClaimed", "EmailReleased"]
-FEED_EVENT_TYPES = EVENT_TYPES[:13]
+EVENT_TYPES = ["UserRegistered", "UserProfileUpdated", "SubscriptionChanged", "UserDeleted", "UserForgotten",
+               "PostCreated", "PostEdited", "PostDeleted", "ProductAdded", "ProductUpdated", "ProductRestocked",
+               "ProductRemoved", "ProductPurchased", "OrderPlaced", "EmailClaimed", "EmailReleased"]
+FEED_EVENT_TYPES = EVENT_TYPES[:14]
+# The fields a forgotten user's events carry as null.
+PERSONAL_FIELDS = ["name", "email", "gender", "birthday"]
 GROUP_MEMBER_TYPES = ["Join", "Heartbeat", "Ack", "Nack", "Leave"]
 GROUP_ADMIN_TYPES = ["CreateGroup", "ListGroups", "ShowGroup", "DeleteGroup", "ListParked", "RetryParked",
                      "SkipParked"]
@@ -237,6 +240,14 @@ class CaptureCheck:
             previous_position = position
             logged = dict(by_position.get(position) or {})
             feed_fields = {k: v for k, v in envelope.items() if k != "previous"}
+            if logged.get("data", {}).get("forgotten") is True:
+                # Published before its user was forgotten: the same event, its personal values since gone.
+                data = dict(feed_fields["data"])
+                for field in PERSONAL_FIELDS:
+                    if field in data:
+                        data[field] = None
+                data["forgotten"] = True
+                feed_fields["data"] = data
             if logged != feed_fields:
                 self.failures.append(f"{what} differs from the log's event at {position}: {logged}")
             # `previous` is a bound: no event of a topic between its mark and this message.

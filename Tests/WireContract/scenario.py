@@ -148,6 +148,9 @@ class Scenario:
                                     "data": {"userId": "intruder", "name": "Intruder",
                                              "email": "intruder@example.com"}}),
             ("reader", "commands", {"id": self.next_id("u"), "type": "Status"}),
+            # Forgetting a person is the admin's alone.
+            ("writer", "commands", {"id": self.next_id("u"), "type": "ForgetUser", "data": {"userId": "bob"}}),
+            ("reader", "commands", {"id": self.next_id("u"), "type": "ForgetUser", "data": {"userId": "bob"}}),
             ("reader", "queries", {"id": self.next_id("u"), "type": "Rebuild"}),
             ("writer", "queries", {"id": self.next_id("u"), "type": "ListUsers", "data": {}}),
             ("writer", "queries", {"id": self.next_id("u"), "type": "Status"}),
@@ -243,6 +246,31 @@ class Scenario:
         c("DeleteUser", {"userId": "gone"}, expect="not_found")
         c("RegisterUser", {"userId": "gone", "name": "Gone", "email": "gone2@example.com"}, expect="already_exists")
         c("RegisterUser", {"userId": "reuse", "name": "Reuse", "email": "GONE@example.com"})  # released address
+
+        # Forgetting: the user's personal values read as null with "forgotten": true from then
+        # on, the address is free, a second forgetting is not_found, a retry answers the first.
+        c("RegisterUser", {"userId": "forget-me", "name": "Forget Me", "email": "forget@example.com",
+                           "gender": "other", "birthday": "1990-01-01"})
+        c("UpdateUserProfile", {"userId": "forget-me", "name": "Forget Me Now"})
+        forgot = c("ForgetUser", {"userId": "forget-me"}, id="wc-forget")
+        if [e["type"] for e in forgot["events"]] != ["UserForgotten", "EmailReleased"]:
+            raise ScenarioFailure(f"ForgetUser appended {forgot['events']}")
+        if c("ForgetUser", {"userId": "forget-me"}, id="wc-forget") != forgot:
+            raise ScenarioFailure("a retried ForgetUser got another outcome")
+        c("ForgetUser", {"userId": "forget-me"}, expect="not_found")
+        c("ForgetUser", {"userId": "nobody"}, expect="not_found")
+        c("ForgetUser", {"userId": "gone"})  # a deleted user is forgotten too
+        c("ForgetUser", {}, expect="invalid_input")
+        c("ForgetUser", {"userId": "forget-me", "why": "x"}, expect="invalid_input")
+        c("RegisterUser", {"userId": "forget-heir", "name": "Heir", "email": "Forget@Example.com"})
+        page = self.read_log(**{"from": 1, "limit": 10000})
+        erased = [e for e in page["events"] if e["data"].get("userId") == "forget-me"
+                  and e["type"] in ("UserRegistered", "UserProfileUpdated", "EmailClaimed", "EmailReleased")]
+        if len(erased) < 3 or any(e["data"].get("forgotten") is not True or e["data"].get("name") is not None
+                                  or e["data"].get("email") is not None for e in erased):
+            raise ScenarioFailure(f"a forgotten user's events still carry values: {erased}")
+        if any("@" in e["stream"] for e in page["events"]):
+            raise ScenarioFailure("a stream name carries an address")
         c("ChangeSubscription", {"userId": "nobody", "subscription": "free"}, expect="not_found")
 
         # Version expectations: a mismatch is decided and remembered for the id.

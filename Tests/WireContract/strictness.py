@@ -75,7 +75,7 @@ ENVELOPE_REQUIRED = ["eventId", "position", "stream", "version", "type", "data",
                      "metadata.commandId", "metadata.correlationId", "metadata.causationId"]
 DETAILS_REQUIRED = {
     "invalid_input": ["field"], "not_found": ["entity", "id"], "already_exists": ["entity", "id"],
-    "email_taken": ["email"], "product_not_available": ["productId", "available"],
+    "email_taken": ["field"], "product_not_available": ["productId", "available"],
     "insufficient_stock": ["productId", "requested", "available"], "wrong_expected_version": ["cause"],
     "unknown_type": ["type"], "timeout": ["minPosition", "position"],
 }

@@ -27,16 +27,24 @@ public final class ProtectedEventStore: EventStore {
                 try vault.beginForgetting(try Self.userId(ofForgetting: event.data))
             }
         }
-        let results = try base.append(try vault.seal(batch))
+        let sealed = try vault.seal(batch)
+        let results = try base.append(sealed)
         var opened: [AppendResult] = []
         opened.reserveCapacity(results.count)
-        for (request, result) in zip(batch, results) {
+        for (index, result) in results.enumerated() {
             switch result {
             case .committed(.appended(var committed)):
-                for index in committed.events.indices where index < request.events.count {
-                    committed.events[index].data = request.events[index].data
-                }
                 try finishForgetting(in: committed.events)
+                // The payloads as given; those of a command that forgot its user as any reader
+                // sees them from now on (so a retry gets the same bytes).
+                let forgets = committed.events.contains { $0.type == Self.forgettingType }
+                for offset in committed.events.indices where offset < batch[index].events.count {
+                    committed.events[offset].data = batch[index].events[offset].data
+                    if forgets {
+                        committed.events[offset] = try vault.open(
+                            committed.events[offset].withData(sealed[index].events[offset].data))
+                    }
+                }
                 opened.append(.committed(.appended(committed)))
             case .duplicate(let record):
                 let record = try open(record)
@@ -142,5 +150,14 @@ public final class ProtectedEventStore: EventStore {
             found[stream] = try open(events)
         }
         return found
+    }
+}
+
+extension RecordedEvent {
+    /// The event with `data` as its payload.
+    fileprivate func withData(_ data: String) -> RecordedEvent {
+        var event = self
+        event.data = data
+        return event
     }
 }
