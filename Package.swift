@@ -132,7 +132,7 @@ let package = Package(
             name: "LogbookBench",
             dependencies: [
                 "LogbookDomain", "LogbookApplication", "LogbookJSON", "LogbookWire", "LogbookSQLite", "LogbookZMQ",
-                "LogbookFeed", "CSQLite", "CPostgres",
+                "LogbookFeed", "CSQLite", "CPostgres", "LogbookCrypto", "LogbookMemory",
             ],
             path: "Benchmarks/LogbookBench",
             swiftSettings: strictSettings),

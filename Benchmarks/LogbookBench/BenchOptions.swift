@@ -5,7 +5,7 @@ public import LogbookJSON
 public struct BenchOptions: Sendable, Equatable {
     /// The parts of the bench, in the order they run.
     public enum Section: String, Sendable, CaseIterable, Comparable {
-        case replay, throughput, latency, feed, memory, groups, curve, compare, scale
+        case replay, throughput, latency, feed, memory, groups, curve, privacy, compare, scale
 
         public static func < (lhs: Section, rhs: Section) -> Bool {
             allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0

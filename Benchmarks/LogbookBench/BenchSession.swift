@@ -64,7 +64,7 @@ struct BenchSession {
         }
         for section in sections {
             if section == .compare { stopService() }
-            guard service != nil || section == .compare || section == .scale else {
+            guard service != nil || section == .compare || section == .scale || section == .privacy else {
                 figures.append(
                     .skipped(
                         section: section.rawValue, name: section.rawValue, unit: .perSecond,
@@ -85,6 +85,7 @@ struct BenchSession {
                 case .memory: try measureMemory()
                 case .groups: try measureGroups()
                 case .curve: try measureCurve()
+                case .privacy: try measurePrivacy()
                 case .compare: try measureCompare()
                 case .scale: try measureScale()
                 }

@@ -6,7 +6,9 @@ import Synchronization
 /// journal, `synchronous=NORMAL` (the log is the source of truth, so losing the last
 /// commits in a power cut only means applying them again), and the checkpoint in the same
 /// transaction as the rows it covers, so it is never ahead of them. The file is marked
-/// with `application_id` "LOGR" and a schema version; an event log, another program's
+/// with `application_id` "LOGR" and a schema version; `secure_delete` is on, so the row of
+/// a deleted or forgotten user is overwritten in the file (once the WAL holding its old
+/// page is checkpointed, and at the latest when the last connection closes). An event log, another program's
 /// database, a file that is not a database and a newer schema are refused with
 /// `ReadModelStoreError.notAReadModel` / `.unsupportedSchema`, and nothing is written to them.
 ///
@@ -64,7 +66,7 @@ public final class SQLiteReadModelStore: ReadModelStore {
         try enableWAL(tables, attempts: max(1, busyTimeoutMilliseconds / 10))
         try tables.sql { () throws(SQLiteError) in
             try db.execute(
-                "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -8192;")
+                "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -8192; PRAGMA secure_delete = ON;")
             db.setAutomaticCheckpoint(pages: SQLiteReadModelCheckpoints.livePages)
         }
         guard case .empty = identity else { return }
