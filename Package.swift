@@ -280,7 +280,8 @@ let package = Package(
             name: "LogbookEndToEndTests",
             dependencies: [
                 "logbook", "logbook-bench", "LogbookClient", "LogbookZMQ", "LogbookFeed", "LogbookWire",
-                "LogbookApplication", "LogbookJSON", "LogbookTestSupport", "LogbookCrypto",
+                "LogbookApplication", "LogbookJSON", "LogbookTestSupport", "LogbookCrypto", "LogbookSQLite",
+                "LogbookDomain",
             ],
             swiftSettings: strictSettings),
     ]

@@ -134,6 +134,9 @@ run() {
 if [[ $postgres == yes ]]; then
     start_postgres
     export LOGBOOK_HINTS=$(endpoint 4)
+    # One key store in the database, so one master key for every worker and feed process.
+    "$LOGBOOK" keygen --master "$CLUSTER_DIR/master.key" >/dev/null
+    export LOGBOOK_MASTER_KEY=$CLUSTER_DIR/master.key
     WORKER_B=$(endpoint 10)
     # Each worker also serves ReadLog, on a port of its own; the feed's is the one clients use.
     run worker-a run worker --log "$(endpoint 23)"

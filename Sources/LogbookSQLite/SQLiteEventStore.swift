@@ -475,4 +475,25 @@ public final class SQLiteEventStore: EventStore {
         let record = try withConnection { [evolution] db in try Self.commandRecord(commandId, db, evolution) }
         return record.flatMap { $0.position <= readable ? $0 : nil }
     }
+
+    /// Every command recorded with an answer and no events (`CommandRecord.answered`), in the
+    /// order of the head they were recorded at: what a copy of the log needs besides its events.
+    public func answeredCommands() throws(EventStoreError) -> [CommandRecord] {
+        let readable = readableHead
+        return try withConnection { db in
+            let query = try db.statement(
+                "SELECT command_id, last_position, answer FROM commands WHERE first_position IS NULL "
+                    + "ORDER BY last_position, command_id")
+            var records: [CommandRecord] = []
+            while try query.step() {
+                let position = query.int64(1)
+                guard position <= readable else { continue }
+                records.append(
+                    .answered(
+                        commandId: query.string(0), position: position, answer: query.isNull(2) ? "" : query.string(2)))
+            }
+            query.reset()
+            return records
+        }
+    }
 }

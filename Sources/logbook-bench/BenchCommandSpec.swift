@@ -66,6 +66,8 @@ extension BenchCommand {
                           the whole log behind
               curve       commands/s (64 clients) and feed messages/s with CURVE on, beside
                           the same load on the plain service, alternating, in the same run
+              privacy     sealing and opening an event's personal values, the command handler
+                          and a rebuild's reading on a sealed log, each beside a plain one
               compare     Redis XADD (appendfsync always) and PostgreSQL INSERTs, same load
             With --store postgresql (a throwaway PostgreSQL cluster, its own in this run):
               scale       commands/s of 1, 2, 3 workers sharing it, beside its own committed

@@ -17,7 +17,7 @@ struct Logbook {
         SendCommand.self, QueryCommand.self, SubscribeCommand.self, ConsumeCommand.self, GroupsCommand.self,
         ReplayCommand.self, RebuildCommand.self,
         StatusCommand.self, TopCommand.self,
-        VerifyCommand.self, BackupCommand.self,
+        VerifyCommand.self, BackupCommand.self, MigrateCommand.self,
         KeygenCommand.self,
         BenchForwarder.self,
         HelpCommand.self, VersionCommand.self,

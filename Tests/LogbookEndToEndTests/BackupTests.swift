@@ -167,6 +167,9 @@ struct BackupTests {
         #expect(source.stop("worker-0") == 0)
 
         let restored = try PostgresCluster()
+        // The key store came with the dump; the master key is kept apart, and given again.
+        try FileManager.default.removeItem(atPath: restored.masterKey)
+        try FileManager.default.copyItem(atPath: source.masterKey, toPath: restored.masterKey)
         let restore = try await Self.tool("pg_restore", ["-d", restored.url, dump])
         #expect(restore.status == 0, "\(restore.stderr)")
         try await restored.startWorker(0)
@@ -181,6 +184,7 @@ struct BackupTests {
         let again = try await restored.send(
             0, "RegisterUser", #"{"userId":"u1","name":"A","email":"a1@b.co"}"#, id: "c1")
         #expect(try again.json()["position"] == 2, "\(again.stdout)")
+        #expect(again.stdout.contains(#""name":"A""#), "the restored worker opens the personal values: \(again.stdout)")
         // And the schema's triggers: the restored log is append-only too.
         let edit = RawSQLResult(postgres: restored.url, sql: "UPDATE events SET type = 'x' WHERE position = 1")
         #expect(edit.message.contains("append-only"), "\(edit.message)")

@@ -105,6 +105,14 @@ class Cluster:
         self.net.run("db", self.as_postgres(argv), check=True, capture_output=True)
 
     # Logbook's processes.
+    @property
+    def master_key(self):
+        """The master key every worker and the feed process share (one key store in the database)."""
+        path = self.work / "master.key"
+        if not path.exists():
+            subprocess.run([LOGBOOK, "keygen", "--master", str(path)], check=True, capture_output=True)
+        return path
+
     def start(self, name, host, argv):
         log = open(self.work / f"{name}.log", "ab")
         directory = self.work / name
@@ -117,13 +125,14 @@ class Cluster:
     def start_worker(self, name):
         host = name
         return self.start(name, host, [
-            "run", "worker", "--store", self.url,
+            "run", "worker", "--store", self.url, "--master-key", str(self.master_key),
             "--commands", self.endpoint(host, "commands"), "--log", self.endpoint(host, "log"),
             "--hints", self.endpoint("feed", "hints")])
 
     def start_feed(self):
         return self.start("feed", "feed", [
-            "run", "feed", "--store", self.url, "--feed", self.endpoint("feed", "feed"),
+            "run", "feed", "--store", self.url, "--master-key", str(self.master_key),
+            "--feed", self.endpoint("feed", "feed"),
             "--log", self.endpoint("feed", "log"), "--hints", self.endpoint("feed", "hints")])
 
     def start_query(self, name):

@@ -18,10 +18,7 @@ enum KeygenCommand: Subcommand {
 
     static let spec = CommandSpec(
         name: "keygen", usage: "NAME [options]",
-        listings: [
-            .init("keygen NAME", "make a CURVE key pair: certificate files NAME and NAME_secret"),
-            .init("keygen --master FILE", "make a master key for personal data (run --master-key FILE)"),
-        ],
+        listings: [.init("keygen NAME", "a CURVE key pair NAME, NAME_secret; --master FILE: a master key")],
         section: .security,
         description: """
             Makes a CURVE key pair and writes it in CZMQ's certificate format (as pyzmq's

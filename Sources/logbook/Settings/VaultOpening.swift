@@ -112,6 +112,7 @@ enum VaultOpening {
                     + "(--master-key, LOGBOOK_MASTER_KEY) or found at \(path)")
         }
         let key = MasterKey.generate()
+        try configuration.ensureDataDirectory()
         do {
             try key.write(to: path)
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LogbookCrypto
 import LogbookTestSupport
 import Testing
 
@@ -18,6 +19,9 @@ final class PostgresCluster: @unchecked Sendable {
     let hints: String
     let queries: String
     let groups: String
+    /// The master key every process of the cluster is given (`LOGBOOK_MASTER_KEY`): processes
+    /// sharing one PostgreSQL log share one key store, sealed under one master key.
+    let masterKey: String
     // Only touched by the test that owns the cluster, one call at a time.
     private var processes: [String: Process] = [:]
 
@@ -33,6 +37,8 @@ final class PostgresCluster: @unchecked Sendable {
         hints = ports[6]
         queries = ports[7]
         groups = ports[8]
+        masterKey = directory.appendingPathComponent("master.key").path
+        try MasterKey.generate().write(to: masterKey)
     }
 
     deinit {
@@ -124,7 +130,7 @@ final class PostgresCluster: @unchecked Sendable {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter {
             !$0.key.hasPrefix("LOGBOOK_") && !["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].contains($0.key)
-        }.merging(environment) { $1 }
+        }.merging(["LOGBOOK_MASTER_KEY": masterKey]) { $1 }.merging(environment) { $1 }
         let logURL = directory.appendingPathComponent("\(name).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: logURL)
