@@ -107,8 +107,16 @@ final class PostgresConnection {
         return "PostgreSQL database \"\(database)\" at \(host)\(port)"
     }
 
-    /// The connection no longer works (the server closed it); a new one must be made.
-    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+    /// The connection no longer works (the server closed it); a new one must be made. Reads
+    /// what the server sent meanwhile, without waiting, so a connection it closed while idle
+    /// (a restart, a terminated backend) is found broken before a call is sent on it.
+    var isBroken: Bool {
+        // A closing server's last message and the end of the stream may take two reads.
+        for _ in 0..<2 where PQstatus(handle) == CONNECTION_OK {
+            guard PQconsumeInput(handle) != 0 else { return true }
+        }
+        return PQstatus(handle) != CONNECTION_OK
+    }
 
     /// A setting the server reports at connection time (`server_encoding`, `server_version`, …).
     func parameterStatus(_ name: String) -> String? {
