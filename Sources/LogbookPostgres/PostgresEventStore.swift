@@ -18,8 +18,9 @@ import Synchronization
 /// Opening creates or migrates the schema, and refuses a malformed connection string, an
 /// unreachable server, a failed login, another program's database and a newer schema with
 /// a one-line `EventStoreError`. One connection per store, behind a mutex; calls block. A
-/// call on a connection the server dropped fails with `.unavailable` (an append's outcome
-/// is then unknown: retry it with the same command ids) and the next call reconnects.
+/// connection the server closed while it was idle is replaced before the next call; a call
+/// whose connection drops under it fails with `.unavailable` (an append's outcome is then
+/// unknown: retry it with the same command ids) and the next call reconnects.
 public final class PostgresEventStore: EventStore {
     /// The database, host and port, for messages (never the password).
     public let target: String

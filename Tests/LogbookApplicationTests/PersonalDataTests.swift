@@ -157,6 +157,24 @@ struct PersonalDataTests {
         #expect(try payload(try #require(try rig.served().first))["forgotten"] == true)
     }
 
+    @Test("a process that reads another's UserForgotten stops serving that user's values from its cache")
+    func anotherProcessForgets() throws {
+        let rig = try Rig()
+        rig.harness.send("c1", "RegisterUser", Self.ann)
+        // A second process on the same log and key store, which has the user's key cached.
+        let other = ProtectedEventStore(rig.base, vault: try PersonalDataVault(master: rig.master, keyStore: rig.keys))
+        #expect(
+            try payload(try #require(try other.read(fromPosition: 1, limit: 1, categories: nil).first))["name"]
+                == "Ann Canary-7a1")
+        // The first process forgets the user; the second reads the log on, then from the start.
+        rig.harness.send("c2", "ForgetUser", ["userId": "u1"])
+        let head = try rig.base.headPosition()
+        _ = try other.visitedEvents(fromPosition: 3, limit: Int(head), categories: nil)
+        let again = try #require(try other.read(fromPosition: 1, limit: 1, categories: nil).first)
+        #expect(try payload(again)["forgotten"] == true)
+        #expect(try payload(again)["name"] == .null)
+    }
+
     @Test("a vault refuses a master key that is not the one its key store was written under")
     func wrongMasterKey() throws {
         let rig = try Rig()

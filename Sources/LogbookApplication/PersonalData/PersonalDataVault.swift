@@ -28,6 +28,10 @@ public final class PersonalDataVault: Sendable {
     private struct KeyCache {
         var keys: [String: SecretKey] = [:]
         var forgotten: Set<String> = []
+        /// Users whose `UserForgotten` was read here while their key may still exist (another
+        /// process forgets them): their key is asked of the store each time, never cached,
+        /// until the store says it is destroyed.
+        var beingForgotten: Set<String> = []
     }
 
     /// A key's state as the vault knows it.
@@ -137,8 +141,10 @@ public final class PersonalDataVault: Sendable {
             if cache.keys.count + states.count > cacheCapacity { cache.keys.removeAll(keepingCapacity: true) }
             for (id, state) in states {
                 switch state {
-                case .key(let key): cache.keys[id] = key
-                case .forgotten: cache.forgotten.insert(id)
+                case .key(let key): if !cache.beingForgotten.contains(id) { cache.keys[id] = key }
+                case .forgotten:
+                    cache.forgotten.insert(id)
+                    cache.beingForgotten.remove(id)
                 case .none: break
                 }
             }
@@ -211,6 +217,18 @@ public final class PersonalDataVault: Sendable {
         cache.withLock { cache in
             cache.keys[userId] = nil
             cache.forgotten.insert(userId)
+            cache.beingForgotten.remove(userId)
+        }
+    }
+
+    /// Notes that `userId`'s `UserForgotten` is in the log (read by this process, written by
+    /// any): their key leaves the cache, and is asked of the key store on every use until it
+    /// reads as destroyed, so a process never serves a forgotten user's values from its cache.
+    public func forgettingWasRead(_ userId: String) {
+        cache.withLock { cache in
+            guard !cache.forgotten.contains(userId) else { return }
+            cache.keys[userId] = nil
+            cache.beingForgotten.insert(userId)
         }
     }
 

@@ -7,7 +7,10 @@
 /// returns carry their payloads exactly as given; and a batch that appends a user's
 /// `UserForgotten` marks the forgetting as begun before it is appended and destroys the
 /// user's key once it has committed (or is found already recorded), before `append`
-/// returns, so no reply confirms a forgetting whose key still exists.
+/// returns, so no reply confirms a forgetting whose key still exists. Every `UserForgotten`
+/// it reads, whoever wrote it, takes that user's key out of its vault's cache
+/// (`PersonalDataVault.forgettingWasRead`), so processes sharing a log never serve a user
+/// another process forgot from their caches.
 public final class ProtectedEventStore: EventStore {
     /// The type of the event that forgets a user.
     public static let forgettingType = "UserForgotten"
@@ -96,12 +99,22 @@ public final class ProtectedEventStore: EventStore {
     }
 
     private func open(_ events: [RecordedEvent]) throws(EventStoreError) -> [RecordedEvent] {
+        for event in events where event.type == Self.forgettingType {
+            noteForgetting(event.data)
+        }
         var opened = events
         for index in opened.indices {
             opened[index] = try vault.open(opened[index])
         }
         return opened
     }
+
+    /// Tells the vault that the `UserForgotten` with payload `data` is in the log.
+    private func noteForgetting(_ data: String) {
+        if let userId = try? Self.userId(ofForgetting: data) { vault.forgettingWasRead(userId) }
+    }
+
+    private static let forgettingTypeBytes = Array(forgettingType.utf8)
 
     public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
         try open(try base.readStream(stream, fromVersion: fromVersion, limit: limit))
@@ -118,6 +131,9 @@ public final class ProtectedEventStore: EventStore {
     ) throws(EventStoreError) {
         var failure: EventStoreError?
         try base.visitEvents(fromPosition: fromPosition, limit: limit, categories: categories) { event in
+            if event.type.count == Self.forgettingTypeBytes.count, event.type.elementsEqual(Self.forgettingTypeBytes) {
+                noteForgetting(StoredEventBytes.text(event.data))
+            }
             let opened: [UInt8]?
             do throws(EventStoreError) {
                 opened = try vault.open(
