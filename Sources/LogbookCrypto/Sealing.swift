@@ -17,14 +17,21 @@ public enum Sealing {
 
     /// Seals `plaintext` under `key`, bound to `associatedData` (which is not encrypted and
     /// not included): `nonce || ciphertext+tag`.
+    /// With `nonces`, the nonce comes from that source's pool (see `NonceSource`), else
+    /// straight from the system's generator.
     public static func seal(
-        _ plaintext: UnsafeRawBufferPointer, key: SecretKey, associatedData: UnsafeRawBufferPointer
+        _ plaintext: UnsafeRawBufferPointer, key: SecretKey, associatedData: UnsafeRawBufferPointer,
+        nonces: NonceSource? = nil
     ) -> [UInt8] {
         Sodium.require()
         let total = overhead + plaintext.count
         return [UInt8](unsafeUninitializedCapacity: total) { sealed, initialized in
             let nonce = sealed.baseAddress!
-            randombytes_buf(nonce, nonceByteCount)
+            if let nonces {
+                nonces.fill(nonce, count: nonceByteCount)
+            } else {
+                randombytes_buf(nonce, nonceByteCount)
+            }
             var written: UInt64 = 0
             let result = key.withUnsafeBytes { keyBytes in
                 crypto_aead_xchacha20poly1305_ietf_encrypt(
@@ -39,9 +46,11 @@ public enum Sealing {
     }
 
     /// Seals `plaintext` under `key`, bound to `associatedData`: `nonce || ciphertext+tag`.
-    public static func seal(_ plaintext: [UInt8], key: SecretKey, associatedData: [UInt8]) -> [UInt8] {
+    public static func seal(
+        _ plaintext: [UInt8], key: SecretKey, associatedData: [UInt8], nonces: NonceSource? = nil
+    ) -> [UInt8] {
         plaintext.withUnsafeBytes { plaintext in
-            associatedData.withUnsafeBytes { seal(plaintext, key: key, associatedData: $0) }
+            associatedData.withUnsafeBytes { seal(plaintext, key: key, associatedData: $0, nonces: nonces) }
         }
     }
 

@@ -39,6 +39,21 @@ struct SealingTests {
         #expect(Set(values).count == values.count)
     }
 
+    @Test("Nonces from a shared source are all different, across its refills, and the values open")
+    func pooledNonces() throws {
+        let nonces = NonceSource()
+        let plaintext = TestBytes.utf8("ada@example.org")
+        // More nonces than one refill holds, so the pool is drawn again.
+        let values = (0..<1_000).map { _ in
+            Sealing.seal(plaintext, key: key, associatedData: associatedData, nonces: nonces)
+        }
+        #expect(Set(values.map { Array($0.prefix(24)) }).count == values.count)
+        #expect(!values.contains { $0.prefix(24).allSatisfy { $0 == 0 } })
+        for value in values.prefix(10) + values.suffix(10) {
+            #expect(try Sealing.open(value, key: key, associatedData: associatedData) == plaintext)
+        }
+    }
+
     @Test("A value does not open under another key")
     func wrongKey() {
         let sealed = Sealing.seal(TestBytes.utf8("Ada"), key: key, associatedData: associatedData)

@@ -24,6 +24,8 @@ public final class PersonalDataVault: Sendable {
     private let keyStore: any PersonKeyStore
     private let cacheCapacity: Int
     private let cache = Mutex(KeyCache())
+    /// The nonces of every value this vault seals.
+    private let nonces = NonceSource()
 
     private struct KeyCache {
         var keys: [String: SecretKey] = [:]
@@ -94,6 +96,16 @@ public final class PersonalDataVault: Sendable {
     }()
 
     // MARK: Keys
+
+    /// The key state of `userId`, from the cache or the key store.
+    private func state(of userId: String) throws(EventStoreError) -> KeyState {
+        let cached: KeyState? = cache.withLock { cache in
+            if let key = cache.keys[userId] { return .key(key) }
+            return cache.forgotten.contains(userId) ? .forgotten : nil
+        }
+        if let cached { return cached }
+        return try states(of: [userId])[userId] ?? KeyState.none
+    }
 
     /// The key state of each of `userIds`, from the cache or the key store.
     private func states(of userIds: Set<String>) throws(EventStoreError) -> [String: KeyState] {
@@ -268,7 +280,7 @@ public final class PersonalDataVault: Sendable {
                 guard case .key(let key)? = states[owner] else {
                     throw .invalidRequest("an event of a forgotten user cannot be appended (\(event.type))")
                 }
-                sealed[index].events[offset].data = try Self.seal(event, fields: fields, key: key)
+                sealed[index].events[offset].data = try Self.seal(event, fields: fields, key: key, nonces: nonces)
             }
         }
         return sealed
@@ -289,8 +301,8 @@ public final class PersonalDataVault: Sendable {
         return owner
     }
 
-    private static func seal(_ event: NewEvent, fields: Set<String>, key: SecretKey) throws(EventStoreError)
-        -> String
+    private static func seal(_ event: NewEvent, fields: Set<String>, key: SecretKey, nonces: NonceSource)
+        throws(EventStoreError) -> String
     {
         var data = event.data
         return data.withUTF8 { bytes -> String in
@@ -302,9 +314,11 @@ public final class PersonalDataVault: Sendable {
                 let value = UnsafeBufferPointer(rebasing: bytes[member.value])
                 if value.elementsEqual("null".utf8) { continue }
                 out.append(contentsOf: bytes[copied..<member.value.lowerBound])
-                let sealed = Sealing.seal(
-                    Array(value), key: key,
-                    associatedData: PersonalFields.associatedData(eventId: event.eventId, field: member.key))
+                let associatedData = PersonalFields.associatedData(eventId: event.eventId, field: member.key)
+                let sealed = associatedData.withUnsafeBytes { associatedData in
+                    Sealing.seal(
+                        UnsafeRawBufferPointer(value), key: key, associatedData: associatedData, nonces: nonces)
+                }
                 out.append(contentsOf: PersonalFields.sealedPrefix)
                 out.append(contentsOf: Base64.encode(sealed).utf8)
                 out.append(contentsOf: PersonalFields.sealedSuffix)
@@ -323,9 +337,7 @@ public final class PersonalDataVault: Sendable {
         type: UnsafeBufferPointer<UInt8>, eventId: UnsafeBufferPointer<UInt8>, data: UnsafeBufferPointer<UInt8>,
         position: Int64
     ) throws(EventStoreError) -> [UInt8]? {
-        guard PersonalFields.mayCarryPersonalData(type: type),
-            let fields = PersonalFields.byType[String(decoding: type, as: UTF8.self)],
-            let members = PersonalFields.members(of: data)
+        guard let fields = PersonalFields.fields(ofType: type), let members = PersonalFields.members(of: data)
         else { return nil }
         let sealed = members.filter { fields.contains($0.key) && PersonalFields.isSealed(data, at: $0.value) }
         guard !sealed.isEmpty else { return nil }
@@ -334,7 +346,7 @@ public final class PersonalDataVault: Sendable {
         else {
             throw .unreadableEvent(position: position, reason: "sealed personal values without a string userId")
         }
-        let state = try states(of: [owner])[owner] ?? KeyState.none
+        let state = try state(of: owner)
         let eventIdText = String(decoding: eventId, as: UTF8.self)
         var out: [UInt8] = []
         out.reserveCapacity(data.count)

@@ -21,17 +21,31 @@ public enum PersonalFields {
     /// The field that names whose key seals an event's personal fields.
     public static let ownerField = "userId"
 
-    /// True when events of the type named by the UTF-8 `type` may carry personal fields.
-    public static func mayCarryPersonalData(type: UnsafeBufferPointer<UInt8>) -> Bool {
-        // Every such type starts with "User" or "Email"; most events are neither.
-        guard let first = type.first, first == UInt8(ascii: "U") || first == UInt8(ascii: "E") else { return false }
-        return byType[String(decoding: type, as: UTF8.self)] != nil
+    /// Each type of `byType` as UTF-8, with its fields: what `fields(ofType:)` compares with.
+    private static let typesAsBytes: [(name: [UInt8], fields: Set<String>)] = byType.map {
+        (Array($0.key.utf8), $0.value)
+    }
+
+    /// The personal fields of the type named by the UTF-8 `type`; nil for a type that
+    /// carries none (most events, told apart without making a `String`).
+    public static func fields(ofType type: UnsafeBufferPointer<UInt8>) -> Set<String>? {
+        // Every such type starts with "User" or "Email".
+        guard let first = type.first, first == UInt8(ascii: "U") || first == UInt8(ascii: "E") else { return nil }
+        for entry in typesAsBytes where entry.name.count == type.count && entry.name.elementsEqual(type) {
+            return entry.fields
+        }
+        return nil
     }
 
     /// What each sealed value is bound to: the event and the field. A ciphertext moved to
     /// another event or another field does not open.
     public static func associatedData(eventId: String, field: String) -> [UInt8] {
-        Array(eventId.utf8) + [0] + Array(field.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(eventId.utf8.count + 1 + field.utf8.count)
+        bytes.append(contentsOf: eventId.utf8)
+        bytes.append(0)
+        bytes.append(contentsOf: field.utf8)
+        return bytes
     }
 
     /// One top-level member of a payload: its key and where its value lies in the bytes.
