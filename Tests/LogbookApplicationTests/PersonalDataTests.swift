@@ -175,6 +175,28 @@ struct PersonalDataTests {
         #expect(try payload(again)["name"] == .null)
     }
 
+    @Test("a command decided before another process forgot its user is decided again, alone: not_found")
+    func decidedBeforeAnotherProcessForgot() throws {
+        let rig = try Rig()
+        rig.harness.send("c1", "RegisterUser", Self.ann)
+        // Another process, with its own vault and handler, forgets the user.
+        let otherVault = try PersonalDataVault(master: rig.master, keyStore: rig.keys)
+        let other = HandlerHarness(store: ProtectedEventStore(rig.base, vault: otherVault), buckets: otherVault.buckets)
+        #expect(other.send("c2", "ForgetUser", ["userId": "u1"]).accepted != nil)
+        // This handler still holds the user as live in its cache; its batch goes on without it.
+        let outcomes = rig.harness.handler.handle([
+            CommandRequest(
+                commandId: "c3", type: "UpdateUserProfile", data: ["userId": "u1", "name": "Ann Again"],
+                expectedVersion: .any),
+            CommandRequest(
+                commandId: "c4", type: "RegisterUser", data: ["userId": "u2", "name": "Bo", "email": "bo@example.com"],
+                expectedVersion: .any),
+        ])
+        #expect(outcomes.first?.code == .notFound)
+        #expect(outcomes.last?.accepted != nil)
+        #expect(rig.harness.handler.commandsDecidedAgain >= 1)
+    }
+
     @Test("a vault refuses a master key that is not the one its key store was written under")
     func wrongMasterKey() throws {
         let rig = try Rig()
@@ -201,7 +223,24 @@ struct PersonalDataTests {
                     data: #"{"userId":"u1","name":"Ann"}"#, recordedAt: 1)
             ],
             expectations: [:])
-        #expect(throws: EventStoreError.self) { try rig.store.append([late]) }
+        let register = AppendRequest(
+            metadata: EventMetadata(commandId: "c4", correlationId: "c4", causationId: "c4"),
+            events: [
+                NewEvent(
+                    eventId: "e-other", stream: "user-u9", type: "UserRegistered",
+                    data:
+                        #"{"userId":"u9","name":"Nine","email":"nine@example.com","gender":"unknown","subscription":"free"}"#,
+                    recordedAt: 1)
+            ],
+            expectations: [:])
+        let results = try rig.store.append([late, register])
+        guard case .conflict(let conflict) = results.first else {
+            Issue.record("expected the forgotten user's request to conflict, got \(results)")
+            return
+        }
+        #expect(conflict.stream == "user-u1" && conflict.actual == 2)
+        #expect(results.last?.committed != nil, "the rest of the batch is appended")
+        #expect(try rig.store.commandRecord("c3") == nil, "nothing of the refused request is in the log")
         let address = try EmailAddress("ann@example.com").normalized
         let other = try PersonalDataVault(master: MasterKey.generate(), keyStore: InMemoryPersonKeyStore())
         let buckets = (0..<20).map { index in

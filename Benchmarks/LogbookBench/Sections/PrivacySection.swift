@@ -71,7 +71,7 @@ extension BenchSession {
         let start = BenchClock.nanoseconds()
         do throws(EventStoreError) {
             for _ in 0..<events {
-                let sealed = try vault.seal([request])[0].events[0]
+                let sealed = try vault.seal([request]).requests[0].events[0]
                 let stored = RecordedEvent(
                     position: 1, eventId: sealed.eventId, stream: sealed.stream, version: 1, type: sealed.type,
                     data: sealed.data, metadata: request.metadata, recordedAt: 0)

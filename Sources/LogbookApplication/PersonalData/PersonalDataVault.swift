@@ -8,7 +8,8 @@ import Synchronization
 /// Promises:
 /// - `seal` hands back a batch in which every personal field (`PersonalFields`) of every
 ///   event is sealed under its user's data key, made (durably, before the batch is
-///   appended) for a user who has none; an event of a forgotten user is refused;
+///   appended) for a user who has none; a request with an event of a forgotten user is
+///   left out, and named with that user;
 /// - `open` gives back a payload byte for byte as it was sealed, or, for a forgotten user,
 ///   with each personal value `null` and `"forgotten":true`; a value that does not open
 ///   (another key, another event or field, damage) is an error, never a guess;
@@ -255,8 +256,17 @@ public final class PersonalDataVault: Sendable {
 
     // MARK: Sealing
 
+    /// A batch with its personal values sealed, and the requests left out of it.
+    public struct SealedBatch {
+        /// The requests to append, sealed, in their order in the batch given.
+        public var requests: [AppendRequest]
+        /// The index in the batch given of each request left out, with the forgotten user one
+        /// of its events belongs to (decided on a state another process has since changed).
+        public var refused: [Int: String]
+    }
+
     /// `batch` with every personal value sealed (see the type's promises).
-    public func seal(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendRequest] {
+    public func seal(_ batch: [AppendRequest]) throws(EventStoreError) -> SealedBatch {
         var owners: [[String?]] = []
         owners.reserveCapacity(batch.count)
         var everyOwner = Set<String>()
@@ -269,19 +279,23 @@ public final class PersonalDataVault: Sendable {
                     return owner
                 })
         }
-        guard !everyOwner.isEmpty else { return batch }
+        guard !everyOwner.isEmpty else { return SealedBatch(requests: batch, refused: [:]) }
         let states = try keys(for: everyOwner)
-        var sealed = batch
-        for (index, request) in batch.enumerated() {
+        var sealed = SealedBatch(requests: [], refused: [:])
+        sealed.requests.reserveCapacity(batch.count)
+        requests: for (index, request) in batch.enumerated() {
+            var request = request
             for (offset, event) in request.events.enumerated() {
                 guard let owner = owners[index][offset], let fields = PersonalFields.byType[event.type] else {
                     continue
                 }
                 guard case .key(let key)? = states[owner] else {
-                    throw .invalidRequest("an event of a forgotten user cannot be appended (\(event.type))")
+                    sealed.refused[index] = owner
+                    continue requests
                 }
-                sealed[index].events[offset].data = try Self.seal(event, fields: fields, key: key, nonces: nonces)
+                request.events[offset].data = try Self.seal(event, fields: fields, key: key, nonces: nonces)
             }
+            sealed.requests.append(request)
         }
         return sealed
     }

@@ -30,11 +30,33 @@ public final class ProtectedEventStore: EventStore {
                 try vault.beginForgetting(try Self.userId(ofForgetting: event.data))
             }
         }
-        let sealed = try vault.seal(batch)
-        let results = try base.append(sealed)
+        let sealing = try vault.seal(batch)
+        let sealed = sealing.requests
+        let appended = sealed.isEmpty ? [] : try base.append(sealed)
+        // Each request's result, and where its sealed form is in `sealed` (none when left out).
+        var results: [AppendResult] = []
+        var positions: [Int?] = []
+        results.reserveCapacity(batch.count)
+        positions.reserveCapacity(batch.count)
+        var next = appended.makeIterator()
+        var position = 0
+        for (index, request) in batch.enumerated() {
+            if let userId = sealing.refused[index] {
+                results.append(.conflict(try Self.conflict(request, forgotten: userId, base)))
+                positions.append(nil)
+            } else if let result = next.next() {
+                results.append(result)
+                positions.append(position)
+                position += 1
+            }
+        }
+        guard results.count == batch.count else {
+            throw .failed("the log answered \(appended.count) of \(sealed.count) requests")
+        }
         var opened: [AppendResult] = []
         opened.reserveCapacity(results.count)
         for (index, result) in results.enumerated() {
+            let position = positions[index]
             switch result {
             case .committed(.appended(var committed)):
                 try finishForgetting(in: committed.events)
@@ -43,9 +65,9 @@ public final class ProtectedEventStore: EventStore {
                 let forgets = committed.events.contains { $0.type == Self.forgettingType }
                 for offset in committed.events.indices where offset < batch[index].events.count {
                     committed.events[offset].data = batch[index].events[offset].data
-                    if forgets {
+                    if forgets, let position {
                         committed.events[offset] = try vault.open(
-                            committed.events[offset].withData(sealed[index].events[offset].data))
+                            committed.events[offset].withData(sealed[position].events[offset].data))
                     }
                 }
                 opened.append(.committed(.appended(committed)))
@@ -58,6 +80,17 @@ public final class ProtectedEventStore: EventStore {
             }
         }
         return opened
+    }
+
+    /// The conflict a request left out of a batch answers: it was decided on a state of
+    /// `userId`'s stream from before another process forgot the user, so the caller decides
+    /// it again on what the log holds now.
+    private static func conflict(_ request: AppendRequest, forgotten userId: String, _ base: any EventStore)
+        throws(EventStoreError) -> VersionConflict
+    {
+        let stream = "user-\(userId)"
+        let actual = try base.readWholeStream(stream).last?.version ?? 0
+        return VersionConflict(stream: stream, expected: request.expectations[stream] ?? .any, actual: actual)
     }
 
     /// Destroys the key of every user whose `UserForgotten` is among `events`.
