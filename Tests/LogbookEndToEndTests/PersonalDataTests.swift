@@ -58,7 +58,13 @@ struct PersonalDataTests {
         "200 canary users, 100 forgotten: forgotten everywhere after a kill -9, a backup, restarts and a rebuild; no file holds them"
     )
     func forgettingOnRealProcesses() async throws {
-        let cluster = try await ServiceCluster.started()
+        let cluster = try ServiceCluster()
+        let ports = try FreePorts.take(2)
+        let metrics = ["127.0.0.1:\(ports[0])", "127.0.0.1:\(ports[1])"]
+        cluster.workerFlags = ["--metrics", metrics[0]]
+        cluster.queryFlags = ["--metrics", metrics[1]]
+        try await cluster.startWorker()
+        try await cluster.startQuery()
         let client = try cluster.client()
         defer { client.close() }
         let canaries = Self.canaries(200)
@@ -84,6 +90,17 @@ struct PersonalDataTests {
         }
         let reply = try #require(last)
         #expect(reply.events.map(\.type) == ["UserForgotten", "EmailReleased"])
+        // No metric, label or value, of either process carries a personal value.
+        try await cluster.queryStatus(after: reply.position)
+        var scraped = ""
+        for address in metrics { scraped += try await Scrape.of(address).text }
+        #expect(scraped.contains("logbook_"), "the scrape read the processes' metrics")
+        let leaked = canaries.flatMap { [$0.name, $0.renamed, $0.email, $0.email.lowercased()] }
+            .filter { scraped.contains($0) }
+        #expect(leaked.isEmpty, "\(leaked.prefix(5))")
+        // The restarts below serve no metrics (their ports are not taken again).
+        cluster.workerFlags = []
+        cluster.queryFlags = []
         // Killed right after the last reply: the forgetting holds once it starts again.
         cluster.signalWorker(SIGKILL)
         _ = cluster.stopWorker(SIGKILL)
