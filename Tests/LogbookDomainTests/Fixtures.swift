@@ -1,4 +1,5 @@
 import LogbookDomain
+import LogbookTestSupport
 import Testing
 
 // Builders that turn literals into valid domain values, commands and events, so tests read
@@ -23,17 +24,9 @@ extension NormalizedEmail {
     static func of(_ raw: String) -> Self { try! EmailAddress(raw).normalized }
 }
 
-/// How the tests spread addresses over buckets: a 16-bit FNV-1a hash of the normalised
-/// address, so that different addresses usually land in different buckets (the service's
-/// is keyed; the domain only needs some function).
-let buckets = EmailBucketing { email in
-    var hash: UInt32 = 0x811C_9DC5
-    for byte in email.value.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
-    let folded = (hash >> 16) ^ (hash & 0xFFFF)
-    let digits = Array("0123456789abcdef")
-    let text = String((0..<4).map { digits[Int(folded >> (12 - 4 * UInt32($0))) & 0xF] })
-    return try! EmailBucket(text)
-}
+/// How the tests spread addresses over buckets (the service's is keyed; the domain only
+/// needs some function).
+let buckets = EmailBucketing.forTests
 
 extension EmailBucket {
     /// The bucket the tests put `address` in.

@@ -30,17 +30,6 @@ struct PersonalDataTests {
         }
     }
 
-    /// The code of the error `body` was refused with; nil when it was not refused.
-    static func refusal(_ body: () async throws -> Void) async -> String? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            guard case .rejected(let reply)? = error as? LogbookClientError else { return "\(error)" }
-            return reply.code
-        }
-    }
-
     /// Every byte of the regular files directly in `directory`.
     static func bytes(in directory: String) throws -> [String: Data] {
         var files: [String: Data] = [:]
@@ -110,9 +99,9 @@ struct PersonalDataTests {
             type: "ForgetUser", data: ["userId": .string(forgotten[0].id)], commandId: "forget-\(forgotten[0].id)")
         #expect(retried.events.map(\.type) == ["UserForgotten", "EmailReleased"], "a retry answers the first outcome")
         #expect(
-            await Self.refusal {
+            await refusal {
                 _ = try await client.send(type: "ForgetUser", data: ["userId": .string(forgotten[0].id)])
-            }
+            }?.code
                 == "not_found", "a forgotten user is not forgotten again")
 
         let log = try await cluster.wholeLog()
@@ -141,7 +130,8 @@ struct PersonalDataTests {
         try await cluster.queryStatus(after: head)
         for canary in forgotten {
             #expect(
-                await Self.refusal { _ = try await client.query(type: "GetUser", data: ["userId": .string(canary.id)]) }
+                await refusal { _ = try await client.query(type: "GetUser", data: ["userId": .string(canary.id)]) }?
+                    .code
                     == "not_found", "\(canary.id) is still in the read models")
             let post = try await client.query(type: "GetPost", data: ["postId": .string("post-\(canary.id)")])
             #expect(post.result.objectValue?["authorId"] == .string(canary.id))
@@ -165,9 +155,9 @@ struct PersonalDataTests {
         #expect(rebuilt.status == 0, "\(rebuilt.stdout) \(rebuilt.stderr)")
         try await cluster.queryStatus(after: try await cluster.head())
         #expect(
-            await Self.refusal {
+            await refusal {
                 _ = try await client.query(type: "GetUser", data: ["userId": .string(forgotten[2].id)])
-            }
+            }?.code
                 == "not_found", "a rebuild leaves forgotten users out")
         let listed = try await client.query(type: "ListUsers", data: ["perPage": 100])
         #expect(listed.result.objectValue?["total"] == .int(kept.count))

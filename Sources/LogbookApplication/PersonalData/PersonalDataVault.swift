@@ -353,7 +353,13 @@ public final class PersonalDataVault: Sendable {
     ) throws(EventStoreError) -> [UInt8]? {
         guard let fields = PersonalFields.fields(ofType: type), let members = PersonalFields.members(of: data)
         else { return nil }
-        let sealed = members.filter { fields.contains($0.key) && PersonalFields.isSealed(data, at: $0.value) }
+        // Each sealed personal value, with the text between its quotes.
+        let sealed = members.compactMap {
+            member -> (member: PersonalFields.Member, text: UnsafeBufferPointer<UInt8>)? in
+            guard fields.contains(member.key), let text = PersonalFields.sealedPayload(in: data, at: member.value)
+            else { return nil }
+            return (member, text)
+        }
         guard !sealed.isEmpty else { return nil }
         guard let ownerMember = members.first(where: { $0.key == PersonalFields.ownerField }),
             let owner = PersonalFields.string(in: data, at: ownerMember.value)
@@ -365,7 +371,7 @@ public final class PersonalDataVault: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(data.count)
         var copied = 0
-        for member in sealed {
+        for (member, text) in sealed {
             out.append(contentsOf: data[copied..<member.value.lowerBound])
             copied = member.value.upperBound
             switch state {
@@ -374,9 +380,7 @@ public final class PersonalDataVault: Sendable {
             case .none:
                 throw .unreadableEvent(position: position, reason: "its user has no data key in the key store")
             case .key(let key):
-                guard let text = PersonalFields.sealedPayload(in: data, at: member.value),
-                    let sealedBytes = Base64.decode(text)
-                else {
+                guard let sealedBytes = Base64.decode(text) else {
                     throw .unreadableEvent(position: position, reason: "the sealed value of \(member.key) is malformed")
                 }
                 do {

@@ -85,11 +85,6 @@ public enum PersonalFields {
     static let sealedPrefix = Array(#"{"sealed":""#.utf8)
     static let sealedSuffix = Array(#""}"#.utf8)
 
-    /// True when the value at `range` is a sealed value.
-    public static func isSealed(_ bytes: UnsafeBufferPointer<UInt8>, at range: Range<Int>) -> Bool {
-        sealedPayload(in: bytes, at: range) != nil
-    }
-
     /// The bytes between the quotes of a sealed value, or nil when the value is not one.
     public static func sealedPayload(in bytes: UnsafeBufferPointer<UInt8>, at range: Range<Int>)
         -> UnsafeBufferPointer<UInt8>?

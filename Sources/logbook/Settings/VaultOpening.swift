@@ -25,15 +25,7 @@ enum VaultOpening {
     ) throws(CLIError) -> PersonalDataVault {
         let keyStore = try openKeyStore(location, configuration: configuration)
         let master = try masterKey(configuration: configuration, keyStore: keyStore, diagnostics: diagnostics)
-        do {
-            return try PersonalDataVault(master: master.key, keyStore: keyStore)
-        } catch .wrongMasterKey {
-            throw .unavailable(
-                "the master key \(master.path) is not the one the key store was written under; "
-                    + "personal data stays sealed: give the right one with --master-key")
-        } catch {
-            throw .unavailable(error.description)
-        }
+        return try vault(master.key, from: master.path, over: keyStore)
     }
 
     /// The vault of a SQLite log in the data directory, for a command that only reads it
@@ -43,18 +35,31 @@ enum VaultOpening {
         guard FileManager.default.fileExists(atPath: configuration.path(keyStoreFile)) else { return nil }
         let keyStore = try openKeyStore(.sqlite, configuration: configuration)
         let path = configuration.masterKeyPath ?? configuration.path(defaultMasterKeyFile)
-        let master: MasterKey
-        do {
-            master = try MasterKey.read(path: path)
-        } catch {
-            throw .unavailable("cannot use the master key: \(error)")
-        }
+        return try vault(try readMasterKey(path), from: path, over: keyStore)
+    }
+
+    /// The vault of `master` (read from `path`) over `keyStore`, refused when the store was
+    /// written under another master key.
+    private static func vault(_ master: MasterKey, from path: String, over keyStore: any PersonKeyStore)
+        throws(CLIError) -> PersonalDataVault
+    {
         do {
             return try PersonalDataVault(master: master, keyStore: keyStore)
         } catch .wrongMasterKey {
-            throw .unavailable("the master key \(path) is not the one the key store was written under")
+            throw .unavailable(
+                "the master key \(path) is not the one the key store was written under; "
+                    + "personal data stays sealed: give the right one with --master-key")
         } catch {
             throw .unavailable(error.description)
+        }
+    }
+
+    /// The master key in the file at `path`.
+    private static func readMasterKey(_ path: String) throws(CLIError) -> MasterKey {
+        do {
+            return try MasterKey.read(path: path)
+        } catch {
+            throw .unavailable("cannot use the master key: \(error)")
         }
     }
 
@@ -85,21 +90,9 @@ enum VaultOpening {
     private static func masterKey(
         configuration: Configuration, keyStore: any PersonKeyStore, diagnostics: Diagnostics
     ) throws(CLIError) -> (key: MasterKey, path: String) {
-        if let named = configuration.masterKeyPath {
-            do {
-                return (try MasterKey.read(path: named), named)
-            } catch {
-                throw .unavailable("cannot use the master key: \(error)")
-            }
-        }
+        if let named = configuration.masterKeyPath { return (try readMasterKey(named), named) }
         let path = configuration.path(defaultMasterKeyFile)
-        if FileManager.default.fileExists(atPath: path) {
-            do {
-                return (try MasterKey.read(path: path), path)
-            } catch {
-                throw .unavailable("cannot use the master key: \(error)")
-            }
-        }
+        if FileManager.default.fileExists(atPath: path) { return (try readMasterKey(path), path) }
         let check: [UInt8]?
         do {
             check = try keyStore.masterKeyCheck()
