@@ -124,7 +124,7 @@ struct PostgresScaleOutTests {
         }
         for index in 0..<6 { try await send(index % 2, "before-\(index)") }
         try admin.run("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
-        try admin.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+        try admin.run("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE datname = '\(name)'")
         for index in 0..<4 { try await send(index % 2, "away-\(index)") }
         #expect(refused.count == 4, "every command while the database is away is refused as unavailable")
         #expect(

@@ -81,7 +81,7 @@ struct PostgresFeedWakeUpTests {
         let admin = try RawPostgres(try #require(PostgresTestServer.url))
         let name = rig.database.name
         try admin.run("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
-        try admin.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+        try admin.run("SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE datname = '\(name)'")
         let refused = try worker.request(Fixture.registerUser("away", commandId: "away"))
         #expect(refused["error"]?.objectValue?["code"] == "unavailable", "\(refused)")
         #expect(try worker.workerStatus().head == nil, "the head cannot be read while the database is away")
