@@ -23,13 +23,13 @@ public enum Base64 {
     }
 
     /// The length of `byteCount` bytes' encoding (without a terminating zero).
-    static func encodedByteCount(_ byteCount: Int) -> Int {
+    public static func encodedByteCount(_ byteCount: Int) -> Int {
         sodium_base64_encoded_len(byteCount, variant) - 1
     }
 
     /// Writes the encoding of `bytes` and a terminating zero into `text`, which has room for
     /// `encodedByteCount(bytes.count) + 1` bytes.
-    static func encode(_ bytes: UnsafeRawBufferPointer, into text: UnsafeMutableBufferPointer<UInt8>) {
+    public static func encode(_ bytes: UnsafeRawBufferPointer, into text: UnsafeMutableBufferPointer<UInt8>) {
         Sodium.require()
         let length = encodedByteCount(bytes.count) + 1
         precondition(text.count >= length)
@@ -47,20 +47,42 @@ public enum Base64 {
     /// The bytes `text` (UTF-8) encodes, or nil when it is not exactly an encoding `encode`
     /// writes. When decoding fails, whatever was decoded so far is zeroed.
     public static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        Sodium.require()
-        guard let encoded = text.baseAddress, !text.isEmpty else { return [] }
-        let capacity = text.count / 4 * 3 + 3
+        guard !text.isEmpty else { return [] }
         var decoded = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { target, initialized in
-            var length = 0
-            let result = encoded.withMemoryRebound(to: CChar.self, capacity: text.count) { encoded in
-                sodium_base642bin(target.baseAddress!, capacity, encoded, text.count, nil, &length, nil, variant)
-            }
-            decoded = result == 0
-            if !decoded { Sodium.zero(UnsafeMutableRawBufferPointer(target)) }
-            initialized = decoded ? length : 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: decodedCapacity(text.count)) { target, initialized in
+            let length = decode(text, into: UnsafeMutableRawBufferPointer(target))
+            decoded = length != nil
+            initialized = length ?? 0
         }
         return decoded ? bytes : nil
+    }
+
+    /// Room enough for what an encoding of `encodedCount` bytes decodes to.
+    public static func decodedCapacity(_ encodedCount: Int) -> Int {
+        encodedCount / 4 * 3 + 3
+    }
+
+    /// Decodes `text` (UTF-8) into `target`, which has room for `decodedCapacity(text.count)`
+    /// bytes, and answers how many it wrote; nil when `text` is not exactly an encoding
+    /// `encode` writes, with whatever was decoded so far zeroed.
+    public static func decode(_ text: UnsafeBufferPointer<UInt8>, into target: UnsafeMutableRawBufferPointer)
+        -> Int?
+    {
+        Sodium.require()
+        guard let encoded = text.baseAddress, !text.isEmpty else { return 0 }
+        let capacity = decodedCapacity(text.count)
+        precondition(target.count >= capacity, "no room for the decoded bytes")
+        var length = 0
+        let result = encoded.withMemoryRebound(to: CChar.self, capacity: text.count) { encoded in
+            sodium_base642bin(
+                target.baseAddress!.assumingMemoryBound(to: UInt8.self), capacity, encoded, text.count, nil, &length,
+                nil, variant)
+        }
+        guard result == 0 else {
+            Sodium.zero(UnsafeMutableRawBufferPointer(rebasing: target[..<capacity]))
+            return nil
+        }
+        return length
     }
 }
 

@@ -23,26 +23,40 @@ public enum Sealing {
         _ plaintext: UnsafeRawBufferPointer, key: SecretKey, associatedData: UnsafeRawBufferPointer,
         nonces: NonceSource? = nil
     ) -> [UInt8] {
-        Sodium.require()
         let total = overhead + plaintext.count
         return [UInt8](unsafeUninitializedCapacity: total) { sealed, initialized in
-            let nonce = sealed.baseAddress!
-            if let nonces {
-                nonces.fill(nonce, count: nonceByteCount)
-            } else {
-                randombytes_buf(nonce, nonceByteCount)
-            }
-            var written: UInt64 = 0
-            let result = key.withUnsafeBytes { keyBytes in
-                crypto_aead_xchacha20poly1305_ietf_encrypt(
-                    nonce + nonceByteCount, &written,
-                    Sodium.bytes(plaintext), UInt64(plaintext.count),
-                    Sodium.bytes(associatedData), UInt64(associatedData.count),
-                    nil, nonce, Sodium.bytes(keyBytes)!)
-            }
-            precondition(result == 0 && written == UInt64(total - nonceByteCount), "sealing failed")
+            seal(
+                plaintext, key: key, associatedData: associatedData, nonces: nonces,
+                into: UnsafeMutableRawBufferPointer(sealed))
             initialized = total
         }
+    }
+
+    /// Seals `plaintext` under `key`, bound to `associatedData`, into the first
+    /// `overhead + plaintext.count` bytes of `target` (which must have that room), so that
+    /// a caller building a larger value needs no buffer of its own for it.
+    public static func seal(
+        _ plaintext: UnsafeRawBufferPointer, key: SecretKey, associatedData: UnsafeRawBufferPointer,
+        nonces: NonceSource?, into target: UnsafeMutableRawBufferPointer
+    ) {
+        Sodium.require()
+        let total = overhead + plaintext.count
+        precondition(target.count >= total, "no room for the sealed value")
+        let nonce = target.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        if let nonces {
+            nonces.fill(nonce, count: nonceByteCount)
+        } else {
+            randombytes_buf(nonce, nonceByteCount)
+        }
+        var written: UInt64 = 0
+        let result = key.withUnsafeBytes { keyBytes in
+            crypto_aead_xchacha20poly1305_ietf_encrypt(
+                nonce + nonceByteCount, &written,
+                Sodium.bytes(plaintext), UInt64(plaintext.count),
+                Sodium.bytes(associatedData), UInt64(associatedData.count),
+                nil, nonce, Sodium.bytes(keyBytes)!)
+        }
+        precondition(result == 0 && written == UInt64(total - nonceByteCount), "sealing failed")
     }
 
     /// Seals `plaintext` under `key`, bound to `associatedData`: `nonce || ciphertext+tag`.
@@ -80,6 +94,23 @@ public enum Sealing {
             }
         }
         return try opened.get()
+    }
+
+    /// Opens `sealed` into the first `sealed.count - overhead` bytes of `target` (which must
+    /// have that room) and answers that count; throws `cannotOpen` as the other forms do,
+    /// with nothing of the value left in `target`.
+    public static func open(
+        _ sealed: UnsafeRawBufferPointer, key: SecretKey, associatedData: UnsafeRawBufferPointer,
+        into target: UnsafeMutableRawBufferPointer
+    ) throws(CryptoError) -> Int {
+        try Sodium.check()
+        guard sealed.count >= overhead else { throw .cannotOpen }
+        precondition(target.count >= sealed.count - overhead, "no room for the opened value")
+        let opened = open(
+            sealed, key: key, associatedData: associatedData,
+            into: target.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        guard opened else { throw .cannotOpen }
+        return sealed.count - overhead
     }
 
     /// Opens `sealed` (at least `overhead` bytes) into `target`, which has room for

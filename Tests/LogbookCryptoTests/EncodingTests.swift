@@ -70,7 +70,50 @@ struct EncodingTests {
             #expect(text.utf8.count == (count * 4 + 2) / 3)
             #expect(Base64.decode(text) == bytes)
             #expect(Array(text.utf8).withUnsafeBufferPointer { Base64.decode($0) } == bytes)
+            var target = [UInt8](repeating: 0xEE, count: Base64.decodedCapacity(text.utf8.count))
+            let written = Array(text.utf8).withUnsafeBufferPointer { text in
+                target.withUnsafeMutableBytes { Base64.decode(text, into: $0) }
+            }
+            #expect(written == count)
+            #expect(Array(target.prefix(count)) == bytes)
+            #expect(Self.publicEncoding(bytes) == text, "the table codec writes what libsodium writes")
+            #expect(Self.publicDecoding(text) == bytes)
         }
+    }
+
+    /// `PublicBase64`'s encoding of `bytes`, as text.
+    private static func publicEncoding(_ bytes: [UInt8]) -> String {
+        var text = [UInt8](repeating: 0, count: PublicBase64.encodedByteCount(bytes.count))
+        let written = text.withUnsafeMutableBufferPointer { text in
+            bytes.withUnsafeBytes { PublicBase64.encode($0, into: text) }
+        }
+        return String(decoding: text.prefix(written), as: UTF8.self)
+    }
+
+    /// What `PublicBase64` decodes `text` to; nil when it refuses it.
+    private static func publicDecoding(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard let count = PublicBase64.decodedByteCount(utf8.count) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let written = utf8.withUnsafeBufferPointer { text in
+            bytes.withUnsafeMutableBytes { PublicBase64.decode(text, into: $0) }
+        }
+        guard let written else { return nil }
+        #expect(written == count)
+        return bytes
+    }
+
+    @Test("The table codec agrees with libsodium's on every text of up to three characters")
+    func publicBase64AgreesOnShortTexts() {
+        let characters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/=. ".utf8)
+        var texts = [""]
+        for length in 1...3 {
+            texts += texts.filter { $0.utf8.count == length - 1 }.flatMap { prefix in
+                characters.map { prefix + String(UnicodeScalar($0)) }
+            }
+        }
+        let disagreeing = texts.filter { Base64.decode($0) != Self.publicDecoding($0) }
+        #expect(disagreeing.isEmpty, "\(disagreeing.prefix(5))")
     }
 
     @Test("Base64 uses the URL-safe alphabet without padding")
@@ -90,6 +133,13 @@ struct EncodingTests {
     func base64Refusals(text: String) {
         #expect(Base64.decode(text) == nil)
         #expect(Array(text.utf8).withUnsafeBufferPointer { Base64.decode($0) } == nil)
+        var target = [UInt8](repeating: 0xEE, count: Base64.decodedCapacity(text.utf8.count))
+        let written = Array(text.utf8).withUnsafeBufferPointer { text in
+            target.withUnsafeMutableBytes { Base64.decode(text, into: $0) }
+        }
+        #expect(written == nil)
+        #expect(target.allSatisfy { $0 == 0 }, "what was decoded of a refused text is zeroed")
+        #expect(Self.publicDecoding(text) == nil)
     }
 
     // MARK: Hex

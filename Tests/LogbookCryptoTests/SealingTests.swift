@@ -31,6 +31,43 @@ struct SealingTests {
         #expect(opened == plaintext)
     }
 
+    @Test("The in-place forms seal into and open into the caller's memory, and write nothing past the value")
+    func inPlace() throws {
+        let plaintext = TestBytes.pattern(21)
+        var target = [UInt8](repeating: 0xEE, count: Sealing.overhead + plaintext.count + 8)
+        target.withUnsafeMutableBytes { target in
+            plaintext.withUnsafeBytes { plaintext in
+                associatedData.withUnsafeBytes {
+                    Sealing.seal(plaintext, key: key, associatedData: $0, nonces: nil, into: target)
+                }
+            }
+        }
+        #expect(target.suffix(8).allSatisfy { $0 == 0xEE })
+        let sealed = Array(target.prefix(Sealing.overhead + plaintext.count))
+        #expect(try Sealing.open(sealed, key: key, associatedData: associatedData) == plaintext)
+        var opened = [UInt8](repeating: 0xEE, count: plaintext.count + 8)
+        let count = try opened.withUnsafeMutableBytes { opened in
+            try sealed.withUnsafeBytes { sealed in
+                try associatedData.withUnsafeBytes {
+                    try Sealing.open(sealed, key: key, associatedData: $0, into: opened)
+                }
+            }
+        }
+        #expect(count == plaintext.count)
+        #expect(Array(opened.prefix(count)) == plaintext)
+        #expect(opened.suffix(8).allSatisfy { $0 == 0xEE })
+        #expect(throws: CryptoError.cannotOpen) {
+            try opened.withUnsafeMutableBytes { opened in
+                try sealed.withUnsafeBytes { sealed in
+                    try [UInt8]().withUnsafeBytes {
+                        try Sealing.open(sealed, key: key, associatedData: $0, into: opened)
+                    }
+                }
+            }
+        }
+        #expect(opened.prefix(plaintext.count).allSatisfy { $0 == 0 }, "nothing of a value that did not open is left")
+    }
+
     @Test("Sealing the same plaintext twice gives different nonces and different values")
     func freshNonces() {
         let plaintext = TestBytes.utf8("ada@example.org")

@@ -164,6 +164,26 @@ public final class PersonalDataVault: Sendable {
         }
     }
 
+    /// The key state of each of `owners`, in their order: from the cache, else from the key
+    /// store, a key made and stored for those who have none (`keys(for:)` of a set).
+    private func keys(for owners: some Collection<String>) throws(EventStoreError) -> [KeyState] {
+        var missing: Set<String> = []
+        var states: [KeyState] = cache.withLock { cache in
+            owners.map { owner in
+                if let key = cache.keys[owner] { return .key(key) }
+                if cache.forgotten.contains(owner) { return .forgotten }
+                missing.insert(owner)
+                return .none
+            }
+        }
+        guard !missing.isEmpty else { return states }
+        let loaded = try keys(for: missing)
+        for (index, owner) in zip(states.indices, owners) where loaded[owner] != nil {
+            if case .none = states[index] { states[index] = loaded[owner] ?? .none }
+        }
+        return states
+    }
+
     /// Each of `userIds`' key, made and stored (in one durable call) for those who have
     /// none. A forgotten user has no key: the caller refuses what it was about to seal.
     private func keys(for userIds: Set<String>) throws(EventStoreError) -> [String: KeyState] {
@@ -267,83 +287,66 @@ public final class PersonalDataVault: Sendable {
 
     /// `batch` with every personal value sealed (see the type's promises).
     public func seal(_ batch: [AppendRequest]) throws(EventStoreError) -> SealedBatch {
-        var owners: [[String?]] = []
-        owners.reserveCapacity(batch.count)
-        var everyOwner = Set<String>()
-        for request in batch {
-            owners.append(
-                try request.events.map { event throws(EventStoreError) -> String? in
-                    guard PersonalFields.byType[event.type] != nil else { return nil }
-                    let owner = try Self.owner(of: event)
-                    everyOwner.insert(owner)
-                    return owner
-                })
-        }
-        guard !everyOwner.isEmpty else { return SealedBatch(requests: batch, refused: [:]) }
-        let states = try keys(for: everyOwner)
-        var sealed = SealedBatch(requests: [], refused: [:])
-        sealed.requests.reserveCapacity(batch.count)
-        requests: for (index, request) in batch.enumerated() {
-            var request = request
-            for (offset, event) in request.events.enumerated() {
-                guard let owner = owners[index][offset], let fields = PersonalFields.byType[event.type] else {
-                    continue
+        // Each event with personal fields: where it is, whose it is, where its values lie.
+        var personal: [(request: Int, event: Int, owner: String, layout: PersonalPayload)] = []
+        for (requestIndex, request) in batch.enumerated() {
+            for (eventIndex, event) in request.events.enumerated() {
+                guard let fields = PersonalFields.fields(ofType: event.type) else { continue }
+                var data = event.data
+                let found: (owner: String, layout: PersonalPayload)? = data.withUTF8 { bytes in
+                    guard let layout = PersonalPayload(bytes, personal: fields), let owner = layout.ownerId(in: bytes)
+                    else { return nil }
+                    return (owner, layout)
                 }
-                guard case .key(let key)? = states[owner] else {
-                    sealed.refused[index] = owner
-                    continue requests
+                guard let found else {
+                    throw .invalidRequest("a \(event.type) payload must be a JSON object with a string userId")
                 }
-                request.events[offset].data = try Self.seal(event, fields: fields, key: key, nonces: nonces)
+                personal.append((requestIndex, eventIndex, found.owner, found.layout))
             }
-            sealed.requests.append(request)
         }
-        return sealed
-    }
-
-    /// The user whose key seals `event`'s personal fields.
-    private static func owner(of event: NewEvent) throws(EventStoreError) -> String {
-        var data = event.data
-        let owner: String? = data.withUTF8 { bytes in
-            guard let members = PersonalFields.members(of: bytes),
-                let member = members.first(where: { $0.key == PersonalFields.ownerField })
-            else { return nil }
-            return PersonalFields.string(in: bytes, at: member.value)
-        }
-        guard let owner else {
-            throw .invalidRequest("a \(event.type) payload must be a JSON object with a string userId")
-        }
-        return owner
-    }
-
-    private static func seal(_ event: NewEvent, fields: Set<String>, key: SecretKey, nonces: NonceSource)
-        throws(EventStoreError) -> String
-    {
-        var data = event.data
-        return data.withUTF8 { bytes -> String in
-            guard let members = PersonalFields.members(of: bytes) else { return event.data }
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count + 64 * fields.count)
-            var copied = 0
-            for member in members where fields.contains(member.key) {
-                let value = UnsafeBufferPointer(rebasing: bytes[member.value])
-                if value.elementsEqual("null".utf8) { continue }
-                out.append(contentsOf: bytes[copied..<member.value.lowerBound])
-                let associatedData = PersonalFields.associatedData(eventId: event.eventId, field: member.key)
-                let sealed = associatedData.withUnsafeBytes { associatedData in
-                    Sealing.seal(
-                        UnsafeRawBufferPointer(value), key: key, associatedData: associatedData, nonces: nonces)
-                }
-                out.append(contentsOf: PersonalFields.sealedPrefix)
-                out.append(contentsOf: Base64.encode(sealed).utf8)
-                out.append(contentsOf: PersonalFields.sealedSuffix)
-                copied = member.value.upperBound
+        guard !personal.isEmpty else { return SealedBatch(requests: batch, refused: [:]) }
+        let states = try keys(for: personal.lazy.map(\.owner))
+        var requests = batch
+        var refused: [Int: String] = [:]
+        for (item, state) in zip(personal, states) where refused[item.request] == nil {
+            guard case .key(let key) = state else {
+                refused[item.request] = item.owner
+                continue
             }
-            out.append(contentsOf: bytes[copied...])
-            return String(decoding: out, as: UTF8.self)
+            let event = batch[item.request].events[item.event]
+            var data = event.data
+            var eventId = event.eventId
+            requests[item.request].events[item.event].data = data.withUTF8 { bytes in
+                eventId.withUTF8 { eventId in
+                    PayloadSealing.seal(bytes, layout: item.layout, eventId: eventId, key: key, nonces: nonces)
+                }
+            }
         }
+        if !refused.isEmpty {
+            requests = requests.indices.filter { refused[$0] == nil }.map { requests[$0] }
+        }
+        return SealedBatch(requests: requests, refused: refused)
     }
 
     // MARK: Opening
+
+    /// What opening a stored payload takes: where its values lie and what to open them
+    /// with; nil when it holds no sealed value and is served as stored.
+    private func openingOf(type: UnsafeBufferPointer<UInt8>, data: UnsafeBufferPointer<UInt8>, position: Int64)
+        throws(EventStoreError) -> (layout: PersonalPayload, opening: PayloadSealing.Opening)?
+    {
+        guard let fields = PersonalFields.fields(ofType: type), let layout = PersonalPayload(data, personal: fields),
+            layout.holdsSealedValue
+        else { return nil }
+        guard let owner = layout.ownerId(in: data) else {
+            throw .unreadableEvent(position: position, reason: "sealed personal values without a string userId")
+        }
+        switch try state(of: owner) {
+        case .key(let key): return (layout, .key(key))
+        case .forgotten: return (layout, .forgotten)
+        case .none: throw .unreadableEvent(position: position, reason: "its user has no data key in the key store")
+        }
+    }
 
     /// The payload of a stored event with its personal values opened (or forgotten); nil
     /// when it holds no sealed value and is served as stored.
@@ -351,56 +354,42 @@ public final class PersonalDataVault: Sendable {
         type: UnsafeBufferPointer<UInt8>, eventId: UnsafeBufferPointer<UInt8>, data: UnsafeBufferPointer<UInt8>,
         position: Int64
     ) throws(EventStoreError) -> [UInt8]? {
-        guard let fields = PersonalFields.fields(ofType: type), let members = PersonalFields.members(of: data)
-        else { return nil }
-        // Each sealed personal value, with the text between its quotes.
-        let sealed = members.compactMap {
-            member -> (member: PersonalFields.Member, text: UnsafeBufferPointer<UInt8>)? in
-            guard fields.contains(member.key), let text = PersonalFields.sealedPayload(in: data, at: member.value)
-            else { return nil }
-            return (member, text)
-        }
-        guard !sealed.isEmpty else { return nil }
-        guard let ownerMember = members.first(where: { $0.key == PersonalFields.ownerField }),
-            let owner = PersonalFields.string(in: data, at: ownerMember.value)
-        else {
-            throw .unreadableEvent(position: position, reason: "sealed personal values without a string userId")
-        }
-        let state = try state(of: owner)
-        let eventIdText = String(decoding: eventId, as: UTF8.self)
-        var out: [UInt8] = []
-        out.reserveCapacity(data.count)
-        var copied = 0
-        for (member, text) in sealed {
-            out.append(contentsOf: data[copied..<member.value.lowerBound])
-            copied = member.value.upperBound
-            switch state {
-            case .forgotten:
-                out.append(contentsOf: "null".utf8)
-            case .none:
-                throw .unreadableEvent(position: position, reason: "its user has no data key in the key store")
-            case .key(let key):
-                guard let sealedBytes = Base64.decode(text) else {
-                    throw .unreadableEvent(position: position, reason: "the sealed value of \(member.key) is malformed")
-                }
-                do {
-                    out.append(
-                        contentsOf: try Sealing.open(
-                            sealedBytes, key: key,
-                            associatedData: PersonalFields.associatedData(eventId: eventIdText, field: member.key)))
-                } catch {
-                    throw .unreadableEvent(
-                        position: position, reason: "the sealed value of \(member.key) does not open with its key")
-                }
+        guard let (layout, opening) = try openingOf(type: type, data: data, position: position) else { return nil }
+        var failure: EventStoreError?
+        let opened = [UInt8](unsafeUninitializedCapacity: PayloadSealing.openedCapacity(data.count)) { out, count in
+            do throws(EventStoreError) {
+                count = try PayloadSealing.open(
+                    data, layout: layout, eventId: eventId, opening: opening, position: position, into: out)
+            } catch {
+                failure = error
+                count = 0
             }
         }
-        if case .forgotten = state {
-            out.append(contentsOf: data[copied..<(data.count - 1)])
-            out.append(contentsOf: #","forgotten":true}"#.utf8)
-        } else {
-            out.append(contentsOf: data[copied...])
+        if let failure { throw failure }
+        return opened
+    }
+
+    /// Lends `body` the payload of a stored event with its personal values opened (or
+    /// forgotten), in memory that lasts only for the call; `data` itself when it holds no
+    /// sealed value.
+    public func withOpened<R>(
+        type: UnsafeBufferPointer<UInt8>, eventId: UnsafeBufferPointer<UInt8>, data: UnsafeBufferPointer<UInt8>,
+        position: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) throws(EventStoreError) -> R {
+        guard let (layout, opening) = try openingOf(type: type, data: data, position: position) else {
+            return body(data)
         }
-        return out
+        let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: PayloadSealing.openedCapacity(data.count))
+        { out -> Result<R, EventStoreError> in
+            do throws(EventStoreError) {
+                let count = try PayloadSealing.open(
+                    data, layout: layout, eventId: eventId, opening: opening, position: position, into: out)
+                return .success(body(UnsafeBufferPointer(rebasing: out[..<count])))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// `event` with its personal values opened (or forgotten).
@@ -408,18 +397,33 @@ public final class PersonalDataVault: Sendable {
         var type = event.type
         var eventId = event.eventId
         var data = event.data
-        let opened: Result<[UInt8]?, EventStoreError> = type.withUTF8 { type in
+        let opened: Result<String?, EventStoreError> = type.withUTF8 { type in
             eventId.withUTF8 { eventId in
                 data.withUTF8 { data in
-                    Result { () throws(EventStoreError) in
-                        try open(type: type, eventId: eventId, data: data, position: event.position)
+                    Result { () throws(EventStoreError) -> String? in
+                        guard let (layout, opening) = try openingOf(type: type, data: data, position: event.position)
+                        else { return nil }
+                        var failure: EventStoreError?
+                        let text = String(unsafeUninitializedCapacity: PayloadSealing.openedCapacity(data.count)) {
+                            out in
+                            do throws(EventStoreError) {
+                                return try PayloadSealing.open(
+                                    data, layout: layout, eventId: eventId, opening: opening,
+                                    position: event.position, into: out)
+                            } catch {
+                                failure = error
+                                return 0
+                            }
+                        }
+                        if let failure { throw failure }
+                        return text
                     }
                 }
             }
         }
-        guard let bytes = try opened.get() else { return event }
+        guard let text = try opened.get() else { return event }
         var result = event
-        result.data = String(decoding: bytes, as: UTF8.self)
+        result.data = text
         return result
     }
 }

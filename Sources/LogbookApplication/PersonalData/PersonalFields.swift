@@ -1,5 +1,3 @@
-import LogbookJSON
-
 /// Which fields of which event types are a person's data, and how a payload carries them
 /// sealed. A sealed value is the object `{"sealed":"<base64url of nonce and ciphertext>"}`
 /// in place of the value, whose plaintext is the value's JSON text exactly as it was, so
@@ -22,13 +20,13 @@ public enum PersonalFields {
     public static let ownerField = "userId"
 
     /// Each type of `byType` as UTF-8, with its fields: what `fields(ofType:)` compares with.
-    private static let typesAsBytes: [(name: [UInt8], fields: Set<String>)] = byType.map {
-        (Array($0.key.utf8), $0.value)
+    private static let typesAsBytes: [(name: [UInt8], fields: PersonalFieldSet)] = byType.map { type, fields in
+        (Array(type.utf8), PersonalFieldSet(fields.compactMap(PersonalField.init(key:))))
     }
 
     /// The personal fields of the type named by the UTF-8 `type`; nil for a type that
     /// carries none (most events, told apart without making a `String`).
-    public static func fields(ofType type: UnsafeBufferPointer<UInt8>) -> Set<String>? {
+    static func fields(ofType type: UnsafeBufferPointer<UInt8>) -> PersonalFieldSet? {
         // Every such type starts with "User" or "Email".
         guard let first = type.first, first == UInt8(ascii: "U") || first == UInt8(ascii: "E") else { return nil }
         for entry in typesAsBytes where entry.name.count == type.count && entry.name.elementsEqual(type) {
@@ -37,67 +35,33 @@ public enum PersonalFields {
         return nil
     }
 
-    /// What each sealed value is bound to: the event and the field. A ciphertext moved to
-    /// another event or another field does not open.
-    public static func associatedData(eventId: String, field: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(eventId.utf8.count + 1 + field.utf8.count)
-        bytes.append(contentsOf: eventId.utf8)
-        bytes.append(0)
-        bytes.append(contentsOf: field.utf8)
-        return bytes
+    /// The personal fields of the type `type`; nil for a type that carries none.
+    static func fields(ofType type: String) -> PersonalFieldSet? {
+        var type = type
+        return type.withUTF8 { fields(ofType: $0) }
     }
 
-    /// One top-level member of a payload: its key and where its value lies in the bytes.
-    public struct Member {
-        public var key: String
-        public var value: Range<Int>
-    }
-
-    /// The top-level members of a canonical JSON object, in order; nil when `bytes` is not
-    /// one canonical object.
-    public static func members(of bytes: UnsafeBufferPointer<UInt8>) -> [Member]? {
-        guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}"), bytes.count >= 2 else { return nil }
-        var members: [Member] = []
-        var index = 1
-        if bytes.count == 2 { return members }
-        while index < bytes.count - 1 {
-            guard let (key, keyEnd) = JSONCanonicalForm.string(in: bytes, from: index), keyEnd < bytes.count,
-                bytes[keyEnd] == UInt8(ascii: ":"),
-                let valueEnd = JSONCanonicalForm.valueEnd(in: bytes, from: keyEnd + 1)
-            else { return nil }
-            members.append(Member(key: key, value: (keyEnd + 1)..<valueEnd))
-            index = valueEnd
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if index != bytes.count - 1 {
-                return nil
+    /// What each sealed value is bound to: the event and the field, as the event id's bytes,
+    /// a zero byte and the field's key. A ciphertext moved to another event or another field
+    /// does not open. Lent to `body` from memory of its own, no longer than the call.
+    static func withAssociatedData<R>(
+        eventId: UnsafeBufferPointer<UInt8>, field: PersonalField, _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R {
+        let key = field.keyBytes
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: eventId.count + 1 + key.count) { bytes in
+            var end = bytes.initialize(fromContentsOf: eventId)
+            bytes[end] = 0
+            end += 1
+            for byte in key {
+                bytes[end] = byte
+                end += 1
             }
+            return body(UnsafeRawBufferPointer(bytes))
         }
-        return members
     }
 
-    /// The text of a string value, or nil when the value is not a string.
-    public static func string(in bytes: UnsafeBufferPointer<UInt8>, at range: Range<Int>) -> String? {
-        JSONCanonicalForm.string(in: bytes, from: range.lowerBound).map(\.text)
-    }
-
-    static let sealedPrefix = Array(#"{"sealed":""#.utf8)
-    static let sealedSuffix = Array(#""}"#.utf8)
-
-    /// The bytes between the quotes of a sealed value, or nil when the value is not one.
-    public static func sealedPayload(in bytes: UnsafeBufferPointer<UInt8>, at range: Range<Int>)
-        -> UnsafeBufferPointer<UInt8>?
-    {
-        let count = range.count
-        guard count > sealedPrefix.count + sealedSuffix.count else { return nil }
-        for (offset, byte) in sealedPrefix.enumerated() where bytes[range.lowerBound + offset] != byte { return nil }
-        for (offset, byte) in sealedSuffix.enumerated()
-        where bytes[range.upperBound - sealedSuffix.count + offset] != byte { return nil }
-        let inside = UnsafeBufferPointer(
-            rebasing: bytes[(range.lowerBound + sealedPrefix.count)..<(range.upperBound - sealedSuffix.count)])
-        // Base64url has no quote or backslash, so the value is exactly one string.
-        guard !inside.contains(UInt8(ascii: "\"")), !inside.contains(UInt8(ascii: "\\")) else { return nil }
-        return inside
-    }
+    static let sealedPrefix: [UInt8] = Array(#"{"sealed":""#.utf8)
+    static let sealedSuffix: [UInt8] = Array(#""}"#.utf8)
+    /// What a forgotten payload ends in, in place of its closing brace.
+    static let forgottenEnding: [UInt8] = Array(#","forgotten":true}"#.utf8)
 }

@@ -118,8 +118,7 @@ public final class ProtectedEventStore: EventStore {
     private static func userId(ofForgetting data: String) throws(EventStoreError) -> String {
         var data = data
         let userId: String? = data.withUTF8 { bytes in
-            PersonalFields.members(of: bytes)?.first { $0.key == PersonalFields.ownerField }
-                .flatMap { PersonalFields.string(in: bytes, at: $0.value) }
+            PersonalPayload(bytes, personal: [])?.ownerId(in: bytes)
         }
         guard let userId else { throw .invalidRequest("a UserForgotten payload must name its userId") }
         return userId
@@ -167,19 +166,17 @@ public final class ProtectedEventStore: EventStore {
             if event.type.count == Self.forgettingTypeBytes.count, event.type.elementsEqual(Self.forgettingTypeBytes) {
                 noteForgetting(StoredEventBytes.text(event.data))
             }
-            let opened: [UInt8]?
             do throws(EventStoreError) {
-                opened = try vault.open(
-                    type: event.type, eventId: event.eventId, data: event.data, position: event.position)
+                return try vault.withOpened(
+                    type: event.type, eventId: event.eventId, data: event.data, position: event.position
+                ) { data in
+                    var event = event
+                    event.data = data
+                    return body(event)
+                }
             } catch {
                 failure = error
                 return false
-            }
-            guard let opened else { return body(event) }
-            return opened.withUnsafeBufferPointer { data in
-                var event = event
-                event.data = data
-                return body(event)
             }
         }
         if let failure { throw failure }
