@@ -199,11 +199,13 @@ let package = Package(
             swiftSettings: strictSettings),
         // One suite run against every `PersonKeyStore` (in memory, SQLite, PostgreSQL when a
         // test server is configured), and the SQLite and PostgreSQL key stores' own rules:
-        // the files they refuse, and what a destroyed key leaves in their files and tables.
+        // the files they refuse, their migrations, what a destroyed key leaves in their files
+        // and tables, and two processes' vaults on one log and key store.
         .testTarget(
             name: "PersonKeyStoreContractTests",
             dependencies: [
                 "LogbookApplication", "LogbookMemory", "LogbookSQLite", "LogbookPostgres", "LogbookTestSupport",
+                "LogbookCrypto",
             ],
             swiftSettings: strictSettings),
         .testTarget(

@@ -6,7 +6,8 @@ import Synchronization
 /// replaces what a user has (a wrapped key, or the mark of one destroyed); `destroy` drops
 /// the bytes and leaves the mark, forever, and ends the user's forgetting; the master-key
 /// check is written once. `forgettingUsers` lists users sorted by the bytes of their UTF-8,
-/// as the other stores do. Each call takes a lock, and nothing here can fail.
+/// as the other stores do. The destroy journal is an array: a user's mark is their index
+/// in it plus one. Each call takes a lock, and nothing here can fail.
 public final class InMemoryPersonKeyStore: PersonKeyStore {
     private let state = Mutex(State())
 
@@ -33,9 +34,22 @@ public final class InMemoryPersonKeyStore: PersonKeyStore {
 
     public func destroy(_ userId: String) throws(PersonKeyStoreError) {
         state.withLock { state in
+            if state.keys[userId] != .destroyed { state.destroyed.append(userId) }
             state.keys[userId] = .destroyed
             state.forgetting.remove(userId)
         }
+    }
+
+    public func destroyedSince(_ mark: Int64) throws(PersonKeyStoreError) -> DestroyedKeys {
+        state.withLock { state in
+            let count = Int64(state.destroyed.count)
+            guard mark < count else { return DestroyedKeys(userIds: [], mark: mark) }
+            return DestroyedKeys(userIds: Array(state.destroyed[Int(max(0, mark))...]), mark: count)
+        }
+    }
+
+    public func latestDestroyMark() throws(PersonKeyStoreError) -> Int64 {
+        state.withLock { Int64($0.destroyed.count) }
     }
 
     public func masterKeyCheck() throws(PersonKeyStoreError) -> [UInt8]? {
@@ -49,10 +63,13 @@ public final class InMemoryPersonKeyStore: PersonKeyStore {
         }
     }
 
-    /// Every user's key or mark, the users being forgotten and the check value.
+    /// Every user's key or mark, the users being forgotten, the destroy journal and the
+    /// check value.
     private struct State {
         var keys: [String: StoredPersonKey] = [:]
         var forgetting: Set<String> = []
+        /// The destroyed users in the order of their destroys: the one at index i has mark i + 1.
+        var destroyed: [String] = []
         var check: [UInt8]?
 
         func keys(for userIds: [String]) -> [String: StoredPersonKey] {

@@ -2,8 +2,9 @@ public import LogbookApplication
 import Synchronization
 
 /// Each person's wrapped data key in PostgreSQL, beside the event log in its database:
-/// tables `person_keys`, `person_keys_forgetting`, `person_keys_check` and the marker
-/// `person_keys_schema` (`PostgresPersonKeySchema`), created if missing. The log must be
+/// tables `person_keys`, `person_keys_forgetting`, `person_keys_check`, the destroy journal
+/// `person_keys_destroyed` and the marker `person_keys_schema` (`PostgresPersonKeySchema`),
+/// created if missing and migrated from version 1. The log must be
 /// there first: the log refuses a database holding tables of anything else, so the key
 /// tables are never created in one without it (`.unavailable` while the database is empty,
 /// `.notAKeyStore` for another program's database, `.unsupportedSchema` for newer key tables).
@@ -13,8 +14,10 @@ import Synchronization
 /// never wait for each other in a cycle), then reads the rows back in a later statement of
 /// the same transaction, which sees what a concurrent writer committed first: every worker
 /// answers the same key for a user. `destroy` sets the key to NULL (inserting the row for a
-/// user never seen) and ends the forgetting in one transaction, then, after the commit (it
-/// cannot run inside a transaction), runs `VACUUM person_keys`.
+/// user never seen), journals it under the next mark when it destroyed something, and ends
+/// the forgetting in one transaction, then, after the commit (it cannot run inside a
+/// transaction), runs `VACUUM person_keys`. `destroyedSince` reads the journal in one
+/// statement, which never waits for a destroy.
 ///
 /// What PostgreSQL keeps after a destroy, and this store cannot erase:
 /// - the old row version holding the key (and its TOAST chunks, for a key too long to stay
@@ -201,14 +204,41 @@ public final class PostgresPersonKeyStore: PersonKeyStore {
         try refuseNUL([userId])
         try withConnection { db in
             try Self.transaction(db) {
+                // Destroys run one at a time from here to their commit (see the schema).
+                try db.execute("LOCK TABLE person_keys_destroyed IN SHARE ROW EXCLUSIVE MODE")
                 _ = try db.query(
                     """
-                    INSERT INTO person_keys (user_id, wrapped) VALUES ($1, NULL)
-                    ON CONFLICT (user_id) DO UPDATE SET wrapped = NULL WHERE person_keys.wrapped IS NOT NULL
+                    WITH destroyed AS (
+                        INSERT INTO person_keys (user_id, wrapped) VALUES ($1, NULL)
+                        ON CONFLICT (user_id) DO UPDATE SET wrapped = NULL WHERE person_keys.wrapped IS NOT NULL
+                        RETURNING user_id
+                    )
+                    INSERT INTO person_keys_destroyed (mark, user_id)
+                    SELECT (SELECT coalesce(max(mark), 0) + 1 FROM person_keys_destroyed), user_id FROM destroyed
                     """, [userId])
                 _ = try db.query("DELETE FROM person_keys_forgetting WHERE user_id = $1", [userId])
             }
             try db.execute("VACUUM person_keys")
+        }
+    }
+
+    public func destroyedSince(_ mark: Int64) throws(PersonKeyStoreError) -> DestroyedKeys {
+        try withConnection { db in
+            let rows = try db.query(
+                "SELECT mark, user_id FROM person_keys_destroyed WHERE mark > $1::bigint ORDER BY mark", [String(mark)])
+            var destroyed = DestroyedKeys(userIds: [], mark: mark)
+            destroyed.userIds.reserveCapacity(rows.count)
+            for row in 0..<rows.count {
+                destroyed.mark = rows.int64(row, 0)
+                destroyed.userIds.append(rows.string(row, 1))
+            }
+            return destroyed
+        }
+    }
+
+    public func latestDestroyMark() throws(PersonKeyStoreError) -> Int64 {
+        try withConnection { db in
+            try db.query("SELECT coalesce(max(mark), 0) FROM person_keys_destroyed").int64(0, 0)
         }
     }
 

@@ -113,8 +113,35 @@ public final class SQLitePersonKeyStore: PersonKeyStore {
             try session.transaction("BEGIN IMMEDIATE") { () throws(PersonKeyStoreError) in
                 try session.sql { () throws(SQLiteError) in
                     try session.db.statement(SQLitePersonKeySchema.SQL.destroyKey).run([.text(userId)])
+                    if session.db.changes > 0 {
+                        try session.db.statement(SQLitePersonKeySchema.SQL.journalDestroy).run([.text(userId)])
+                    }
                     try session.db.statement(SQLitePersonKeySchema.SQL.endForgetting).run([.text(userId)])
                 }
+            }
+        }
+    }
+
+    public func destroyedSince(_ mark: Int64) throws(PersonKeyStoreError) -> DestroyedKeys {
+        try withSession { session throws(PersonKeyStoreError) in
+            try session.sql { () throws(SQLiteError) in
+                let select = try session.db.statement(SQLitePersonKeySchema.SQL.destroyedSince)
+                defer { select.reset() }
+                try select.bind(1, mark)
+                var destroyed = DestroyedKeys(userIds: [], mark: mark)
+                while try select.step() {
+                    destroyed.mark = select.int64(0)
+                    destroyed.userIds.append(select.string(1))
+                }
+                return destroyed
+            }
+        }
+    }
+
+    public func latestDestroyMark() throws(PersonKeyStoreError) -> Int64 {
+        try withSession { session throws(PersonKeyStoreError) in
+            try session.sql { () throws(SQLiteError) in
+                try session.db.scalar(SQLitePersonKeySchema.SQL.latestDestroyMark) ?? 0
             }
         }
     }
@@ -182,14 +209,15 @@ private struct Session {
     let path: String
 
     /// What a file holds, as far as opening it is concerned.
-    private enum Identity {
+    private enum Identity: Equatable {
         case empty
-        case keyStore
+        /// A key store of this schema version or an older one.
+        case keyStore(version: Int64)
     }
 
     /// Checks the file before touching it, sets the connection's journal, deletion and sync
-    /// modes, and creates the schema inside a write transaction that checks again; a new
-    /// file's folder is synced, so that the file stays after a crash.
+    /// modes, and creates or migrates the schema inside a write transaction that checks
+    /// again; a new file's folder is synced, so that the file stays after a crash.
     func prepare(busyTimeoutMilliseconds: Int) throws(PersonKeyStoreError) {
         db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         let found = try identity()
@@ -201,16 +229,35 @@ private struct Session {
         guard secureDelete == 1 else {
             throw .failed("\(path): this SQLite does not turn secure_delete on (it answers \(secureDelete ?? -1))")
         }
-        guard case .empty = found else { return }
+        guard found != .keyStore(version: SQLitePersonKeySchema.version) else { return }
         try transaction("BEGIN IMMEDIATE") { () throws(PersonKeyStoreError) in
-            guard case .empty = try identity() else { return }
-            try sql { () throws(SQLiteError) in
-                try db.execute(
-                    "\(SQLitePersonKeySchema.create) PRAGMA application_id = \(SQLitePersonKeySchema.applicationId); "
-                        + "PRAGMA user_version = \(SQLitePersonKeySchema.version);")
+            switch try identity() {
+            case .empty:
+                try sql { () throws(SQLiteError) in
+                    try db.execute(
+                        "\(SQLitePersonKeySchema.create) "
+                            + "PRAGMA application_id = \(SQLitePersonKeySchema.applicationId); "
+                            + "PRAGMA user_version = \(SQLitePersonKeySchema.version);")
+                }
+            case .keyStore(let version): try migrate(from: version)
             }
         }
+        guard case .empty = found else { return }
         if let failure = FileSync.syncDirectory(containing: path) { throw .unavailable(failure) }
+    }
+
+    /// Brings a key store of schema `version` to this build's, inside the caller's transaction.
+    private func migrate(from version: Int64) throws(PersonKeyStoreError) {
+        guard version < SQLitePersonKeySchema.version else { return }
+        for step in version..<SQLitePersonKeySchema.version {
+            guard let migration = SQLitePersonKeySchema.migrations[step] else {
+                throw .failed("\(path): no migration from key-store schema version \(step)")
+            }
+            try sql { () throws(SQLiteError) in try db.execute(migration) }
+        }
+        try sql { () throws(SQLiteError) in
+            try db.execute("PRAGMA user_version = \(SQLitePersonKeySchema.version)")
+        }
     }
 
     /// Tells an empty database from a key store; throws for anything else, having written
@@ -238,7 +285,7 @@ private struct Session {
             throw .unsupportedSchema(found: Int(version), supported: Int(SQLitePersonKeySchema.version))
         }
         guard version >= 1 else { throw .notAKeyStore(path: path, reason: "it has no schema version") }
-        return .keyStore
+        return .keyStore(version: version)
     }
 
     /// Sets the rollback journal that is deleted at each commit (a file another program

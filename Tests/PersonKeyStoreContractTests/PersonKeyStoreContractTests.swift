@@ -1,11 +1,13 @@
+import Foundation
 import LogbookApplication
 import LogbookTestSupport
 import Testing
 
 /// The promises of `PersonKeyStore`, on every store (`PersonKeyStoreKind`): a created key is
 /// read back byte for byte and never replaced, a destroyed key stays destroyed, forgetting
-/// marks last until the destroy, the master-key check is written once, and (for the stores
-/// with a file or a database) everything survives reopening.
+/// marks last until the destroy, the master-key check is written once, destroys are
+/// journalled under gapless marks that every store on the same file or database reads, and
+/// (for the stores with a file or a database) everything survives reopening.
 @Suite struct PersonKeyStoreContractTests {
     @Test(arguments: PersonKeyStoreKind.allCases)
     func aNewStoreKnowsNobody(kind: PersonKeyStoreKind) throws {
@@ -15,6 +17,8 @@ import Testing
         #expect(try harness.store.create([:]).isEmpty)
         #expect(try harness.store.forgettingUsers().isEmpty)
         #expect(try harness.store.masterKeyCheck() == nil)
+        #expect(try harness.store.destroyedSince(0) == DestroyedKeys(userIds: [], mark: 0))
+        #expect(try harness.store.latestDestroyMark() == 0)
     }
 
     @Test(arguments: PersonKeyStoreKind.allCases)
@@ -136,6 +140,9 @@ import Testing
         #expect(try harness.store.masterKeyCheck() == [0xC0, 0xFF, 0xEE])
         #expect(try harness.store.create(["u-1": [0], "u-3": [0]]) == ["u-1": .wrapped([1, 2]), "u-3": .destroyed])
         #expect(try harness.store.setMasterKeyCheck([1]) == [0xC0, 0xFF, 0xEE])
+        #expect(try harness.store.destroyedSince(0) == DestroyedKeys(userIds: ["u-3", "u-4"], mark: 2))
+        try harness.store.destroy("u-1")
+        #expect(try harness.store.destroyedSince(2) == DestroyedKeys(userIds: ["u-1"], mark: 3))
     }
 
     @Test(arguments: PersonKeyStoreKind.allCases)
@@ -156,4 +163,121 @@ import Testing
         try harness.reopen()
         #expect(try harness.store.keys(for: Array(batch.keys)) == expected)
     }
+
+    // MARK: The destroy journal
+
+    @Test(arguments: PersonKeyStoreKind.allCases)
+    func eachDestroyGetsTheNextMark(kind: PersonKeyStoreKind) throws {
+        let harness = try PersonKeyStoreHarness(kind)
+        let store = harness.store
+        _ = try store.create(["u-1": [1], "u-2": [2], "u-3": [3]])
+        #expect(try store.destroyedSince(0) == DestroyedKeys(userIds: [], mark: 0))
+        try store.destroy("u-2")
+        #expect(try store.destroyedSince(0) == DestroyedKeys(userIds: ["u-2"], mark: 1))
+        // A user never seen is destroyed too; a user destroyed already adds nothing.
+        try store.destroy("never-seen")
+        try store.destroy("u-2")
+        try store.destroy("never-seen")
+        try store.destroy("u-1")
+        #expect(try store.destroyedSince(0) == DestroyedKeys(userIds: ["u-2", "never-seen", "u-1"], mark: 3))
+        #expect(try store.latestDestroyMark() == 3)
+        // Creating a key for a destroyed user changes nothing in the journal either.
+        #expect(try store.create(["u-2": [9], "u-4": [4]]) == ["u-2": .destroyed, "u-4": .wrapped([4])])
+        #expect(try store.latestDestroyMark() == 3)
+    }
+
+    @Test(arguments: PersonKeyStoreKind.allCases)
+    func destroyedSinceAnswersOnlyWhatIsNewer(kind: PersonKeyStoreKind) throws {
+        let harness = try PersonKeyStoreHarness(kind)
+        let store = harness.store
+        let users = (1...5).map { "u-\($0)" }
+        _ = try store.create(Dictionary(uniqueKeysWithValues: users.map { ($0, [UInt8(1)]) }))
+        for user in users { try store.destroy(user) }
+        for mark in 0...5 {
+            #expect(
+                try store.destroyedSince(Int64(mark))
+                    == DestroyedKeys(userIds: Array(users[mark...]), mark: 5), "since \(mark)")
+        }
+        // A mark past the last one (another store's, say) answers nobody, and itself.
+        #expect(try store.destroyedSince(9) == DestroyedKeys(userIds: [], mark: 9))
+        // Read on from each answer's mark: every destroy once, in order.
+        var seen: [String] = []
+        var mark: Int64 = 5
+        for user in ["u-6", "u-7"] {
+            try store.destroy(user)
+            let answer = try store.destroyedSince(mark)
+            seen += answer.userIds
+            mark = answer.mark
+        }
+        #expect(seen == ["u-6", "u-7"])
+        #expect(mark == 7)
+        #expect(try store.destroyedSince(mark) == DestroyedKeys(userIds: [], mark: 7))
+    }
+
+    @Test(arguments: PersonKeyStoreKind.allCases)
+    func storesOnTheSameFileOrDatabaseReadEachOthersDestroys(kind: PersonKeyStoreKind) throws {
+        let harness = try PersonKeyStoreHarness(kind)
+        let first = harness.store
+        let second = try harness.anotherStore()
+        _ = try first.create(["u-1": [1], "u-2": [2], "u-3": [3]])
+        try first.destroy("u-1")
+        #expect(try second.destroyedSince(0) == DestroyedKeys(userIds: ["u-1"], mark: 1))
+        try second.destroy("u-2")
+        try second.destroy("u-1")
+        try first.destroy("u-3")
+        #expect(try first.destroyedSince(1) == DestroyedKeys(userIds: ["u-2", "u-3"], mark: 3))
+        #expect(try second.destroyedSince(0) == DestroyedKeys(userIds: ["u-1", "u-2", "u-3"], mark: 3))
+        #expect(try second.latestDestroyMark() == 3)
+    }
+
+    /// Stores on one file or database destroying at once, some the same users, while a
+    /// reader follows the journal from each answer's mark: the marks are 1…n with no gap,
+    /// each user is journalled once, and the reader, which never goes back, misses none
+    /// (a mark seen before a smaller one commits would be skipped for good).
+    @Test(arguments: PersonKeyStoreKind.allCases)
+    func concurrentDestroysGetGaplessMarksInCommitOrder(kind: PersonKeyStoreKind) throws {
+        let harness = try PersonKeyStoreHarness(kind)
+        let stores = try [harness.store] + (0..<3).map { _ in try harness.anotherStore() }
+        let reader = try harness.anotherStore()
+        // Each writer destroys users of its own and the shared ones, in another order.
+        let shared = (0..<10).map { "shared-\($0)" }
+        let plans = stores.indices.map { index in
+            (0..<15).map { "w\(index)-\($0)" } + (index % 2 == 0 ? shared : shared.reversed())
+        }
+        let done = Shared(0)
+        let followed = Shared<[String]>([])
+        let errors = onThreads(stores.count + 1) { index in
+            guard index < stores.count else {
+                var mark: Int64 = 0
+                var seen: [String] = []
+                while true {
+                    let finished = done.value == stores.count
+                    let answer = try reader.destroyedSince(mark)
+                    guard answer.mark == mark + Int64(answer.userIds.count) else {
+                        throw JournalGap(description: "from \(mark): \(answer)")
+                    }
+                    seen += answer.userIds
+                    mark = answer.mark
+                    if finished { break }
+                    usleep(200)
+                }
+                followed.update { $0 = seen }
+                return
+            }
+            defer { done.update { $0 += 1 } }
+            for user in plans[index] { try stores[index].destroy(user) }
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        let all = try harness.store.destroyedSince(0)
+        let expected = Set(plans.joined())
+        #expect(all.userIds.count == expected.count)
+        #expect(Set(all.userIds) == expected)
+        #expect(all.mark == Int64(expected.count))
+        #expect(followed.value == all.userIds)
+    }
+}
+
+/// A journal answer whose mark is not the one asked for plus its users.
+private struct JournalGap: Error, CustomStringConvertible {
+    var description: String
 }

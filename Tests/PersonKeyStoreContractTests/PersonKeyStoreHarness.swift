@@ -4,6 +4,7 @@ import LogbookMemory
 import LogbookPostgres
 import LogbookSQLite
 import LogbookTestSupport
+import Synchronization
 import Testing
 
 /// The key stores every contract test runs against. PostgreSQL joins when a test server is
@@ -54,6 +55,16 @@ final class PersonKeyStoreHarness {
     }
 
     var path: String? { directory?.appendingPathComponent("keys.sqlite3").path }
+
+    /// Another store on the same file or database, with a connection of its own, as another
+    /// process would open it; the in-memory store has no other, so it is the same one.
+    func anotherStore() throws -> any PersonKeyStore {
+        switch kind {
+        case .memory: return store
+        case .sqlite: return try SQLitePersonKeyStore(path: try #require(path))
+        case .postgres: return try PostgresPersonKeyStore(url: try #require(database).connectionString)
+        }
+    }
 
     /// Closes the store and opens it again on the same file or database (a new connection);
     /// the in-memory store has nothing to reopen, so it stays.
@@ -120,4 +131,15 @@ struct Canaries {
         for index in offset..<(offset + 8) { value = value << 8 | UInt64(bytes[index]) }
         return value
     }
+}
+
+/// A value several threads read and change, behind a lock.
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    var value: Value { mutex.withLock { $0 } }
+
+    func update(_ change: (inout Value) -> Void) { mutex.withLock { change(&$0) } }
 }

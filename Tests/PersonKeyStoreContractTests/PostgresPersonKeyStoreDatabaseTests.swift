@@ -2,24 +2,13 @@ import Foundation
 import LogbookApplication
 import LogbookPostgres
 import LogbookTestSupport
-import Synchronization
 import Testing
 
-/// A value several threads read and change, behind a lock.
-private final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-
-    init(_ value: Value) { mutex = Mutex(value) }
-
-    var value: Value { mutex.withLock { $0 } }
-
-    func update(_ change: (inout Value) -> Void) { mutex.withLock { change(&$0) } }
-}
-
 /// What only the PostgreSQL key store promises: its tables go beside a Logbook event log and
-/// nowhere else, the log still opens beside them, a newer key schema is refused, stores
-/// creating the same users at once agree on their keys, and a destroy runs VACUUM, after
-/// which no row version of the table holds the key.
+/// nowhere else, the log still opens beside them, a newer key schema is refused, version 1
+/// tables are brought forward with their destroys journalled, stores creating the same users
+/// at once agree on their keys, and a destroy runs VACUUM, after which no row version of the
+/// table holds the key.
 @Suite(
     "PostgreSQL person-key store",
     .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipReason)))
@@ -82,7 +71,10 @@ struct PostgresPersonKeyStoreDatabaseTests {
         _ = try store.create(["u-1": [1, 2, 3]])
         #expect(
             try Self.tables(admin)
-                == (before + ["person_keys", "person_keys_check", "person_keys_forgetting", "person_keys_schema"])
+                == (before + [
+                    "person_keys", "person_keys_check", "person_keys_destroyed", "person_keys_forgetting",
+                    "person_keys_schema",
+                ])
                 .sorted())
         // The log and the groups open beside them, and the store opens again over them.
         #expect(try PostgresEventStore(connectionString: database.connectionString).headPosition() == 0)
@@ -96,10 +88,76 @@ struct PostgresPersonKeyStoreDatabaseTests {
     @Test func aNewerKeySchemaIsRefused() throws {
         let database = try Self.logDatabase()
         _ = try PostgresPersonKeyStore(url: database.connectionString)
-        try RawPostgres(database.connectionString).run("UPDATE person_keys_schema SET version = 2")
-        #expect(throws: PersonKeyStoreError.unsupportedSchema(found: 2, supported: 1)) {
+        try RawPostgres(database.connectionString).run("UPDATE person_keys_schema SET version = 3")
+        #expect(throws: PersonKeyStoreError.unsupportedSchema(found: 3, supported: 2)) {
             try PostgresPersonKeyStore(url: database.connectionString)
         }
+    }
+
+    /// The first release's key tables, exactly as it made them: no destroy journal.
+    private static let version1 = """
+        CREATE TABLE IF NOT EXISTS person_keys_schema (
+            only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+            version  integer NOT NULL CHECK (version >= 1)
+        );
+        CREATE TABLE IF NOT EXISTS person_keys (
+            user_id text PRIMARY KEY,
+            wrapped bytea  -- NULL: destroyed
+        );
+        CREATE TABLE IF NOT EXISTS person_keys_forgetting (
+            user_id text PRIMARY KEY
+        );
+        CREATE TABLE IF NOT EXISTS person_keys_check (
+            only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+            value    bytea   NOT NULL
+        );
+        INSERT INTO person_keys_schema (version) VALUES (1) ON CONFLICT (only_row) DO NOTHING;
+        """
+
+    @Test func version1TablesJournalTheUsersTheyDestroyedWhenOpened() throws {
+        let database = try Self.logDatabase()
+        let admin = try RawPostgres(database.connectionString)
+        try admin.run(Self.version1)
+        try admin.run(
+            """
+            INSERT INTO person_keys (user_id, wrapped) VALUES
+                ('u-c', NULL), ('u-a', '\\x0102'), ('u-é', NULL), ('u-B', NULL), ('u-d', '\\x03');
+            INSERT INTO person_keys_forgetting (user_id) VALUES ('u-d');
+            INSERT INTO person_keys_check (value) VALUES ('\\xC0FFEE');
+            """)
+        let store = try PostgresPersonKeyStore(url: database.connectionString)
+        #expect(try admin.run("SELECT version FROM person_keys_schema") == [["2"]])
+        // Marked in the order of their ids' bytes; everything else as it was.
+        #expect(try store.destroyedSince(0) == DestroyedKeys(userIds: ["u-B", "u-c", "u-é"], mark: 3))
+        #expect(
+            try store.keys(for: ["u-a", "u-B", "u-d"]) == [
+                "u-a": .wrapped([1, 2]), "u-B": .destroyed, "u-d": .wrapped([3]),
+            ])
+        #expect(try store.forgettingUsers() == ["u-d"])
+        #expect(try store.masterKeyCheck() == [0xC0, 0xFF, 0xEE])
+        // Destroys go on from there, and another opening finds the tables current.
+        try store.destroy("u-d")
+        let again = try PostgresPersonKeyStore(url: database.connectionString)
+        #expect(try again.destroyedSince(3) == DestroyedKeys(userIds: ["u-d"], mark: 4))
+        #expect(try again.destroyedSince(0).userIds == ["u-B", "u-c", "u-é", "u-d"])
+    }
+
+    /// Two stores opening version 1 tables at once: one migrates, the other finds them
+    /// current, and the journal is filled once.
+    @Test func storesOpeningVersion1TablesAtOnceMigrateThemOnce() throws {
+        let database = try Self.logDatabase()
+        let admin = try RawPostgres(database.connectionString)
+        try admin.run(Self.version1)
+        try admin.run(
+            "INSERT INTO person_keys (user_id, wrapped) VALUES ('u-1', NULL), ('u-2', NULL), ('u-3', '\\x01')")
+        let errors = onThreads(4) { _ in
+            _ = try PostgresPersonKeyStore(url: database.connectionString)
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(
+            try admin.run("SELECT mark, user_id FROM person_keys_destroyed ORDER BY mark") == [
+                ["1", "u-1"], ["2", "u-2"],
+            ])
     }
 
     @Test func aMalformedAddressIsRefused() throws {

@@ -5,8 +5,9 @@ import LogbookTestSupport
 import Testing
 
 /// What only the SQLite key store promises: its own marked file with a rollback journal,
-/// refusing (and leaving alone) every file that is not one, and no byte of a destroyed key
-/// left in any file of its folder.
+/// refusing (and leaving alone) every file that is not one, a version 1 file brought
+/// forward with its destroys journalled, and no byte of a destroyed key left in any file of
+/// its folder.
 @Suite struct SQLitePersonKeyStoreFileTests {
     @Test func aNewFileIsMarkedAsAKeyStoreWithARollbackJournal() throws {
         let directory = try TemporaryDirectory.make()
@@ -14,13 +15,13 @@ import Testing
         let path = directory.appendingPathComponent("keys.sqlite3").path
         _ = try SQLitePersonKeyStore(path: path)
         #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA application_id") == [String(0x4C4F_474B)])
-        #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA user_version") == ["1"])
+        #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA user_version") == ["2"])
         #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA journal_mode") == ["delete"])
         #expect(
             RawSQLResult.firstRow(
                 path: path,
                 sql: "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
-                    + "WHERE type = 'table' ORDER BY name)") == ["forgetting,master_key_check,person_keys"])
+                    + "WHERE type = 'table' ORDER BY name)") == ["destroyed,forgetting,master_key_check,person_keys"])
         // Opening it again finds it as it is.
         #expect(try SQLitePersonKeyStore(path: path).forgettingUsers().isEmpty)
     }
@@ -100,10 +101,58 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("keys.sqlite3").path
         _ = try SQLitePersonKeyStore(path: path)
-        #expect(RawSQLResult(path: path, sql: "PRAGMA user_version = 2").succeeded)
-        #expect(throws: PersonKeyStoreError.unsupportedSchema(found: 2, supported: 1)) {
+        #expect(RawSQLResult(path: path, sql: "PRAGMA user_version = 3").succeeded)
+        #expect(throws: PersonKeyStoreError.unsupportedSchema(found: 3, supported: 2)) {
             try SQLitePersonKeyStore(path: path)
         }
+    }
+
+    /// The first release's file, exactly as it made it: no destroy journal.
+    private static let version1 = """
+        CREATE TABLE person_keys (
+            user_id TEXT NOT NULL PRIMARY KEY,
+            wrapped BLOB CHECK (wrapped IS NULL OR typeof(wrapped) = 'blob')  -- NULL: destroyed
+        );
+        CREATE TABLE forgetting (
+            user_id TEXT NOT NULL PRIMARY KEY
+        ) WITHOUT ROWID;
+        CREATE TABLE master_key_check (
+            only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
+            value    BLOB    NOT NULL
+        );
+        PRAGMA application_id = \(0x4C4F_474B);
+        PRAGMA user_version = 1;
+        """
+
+    @Test func aVersion1FileJournalsTheUsersItDestroyedWhenOpened() throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("keys.sqlite3").path
+        #expect(RawSQLResult(path: path, sql: Self.version1).succeeded)
+        #expect(
+            RawSQLResult(
+                path: path,
+                sql: """
+                    INSERT INTO person_keys (user_id, wrapped) VALUES
+                        ('u-c', NULL), ('u-a', x'0102'), ('u-é', NULL), ('u-b', NULL), ('u-d', x'03');
+                    INSERT INTO forgetting (user_id) VALUES ('u-d');
+                    INSERT INTO master_key_check (only_row, value) VALUES (1, x'C0FFEE');
+                    """
+            ).succeeded)
+        let store = try SQLitePersonKeyStore(path: path)
+        #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA user_version") == ["2"])
+        // Marked in the order of their ids' bytes; everything else as it was.
+        #expect(try store.destroyedSince(0) == DestroyedKeys(userIds: ["u-b", "u-c", "u-é"], mark: 3))
+        #expect(
+            try store.keys(for: ["u-a", "u-b", "u-d"]) == [
+                "u-a": .wrapped([1, 2]), "u-b": .destroyed, "u-d": .wrapped([3]),
+            ])
+        #expect(try store.forgettingUsers() == ["u-d"])
+        #expect(try store.masterKeyCheck() == [0xC0, 0xFF, 0xEE])
+        // Destroys go on from there, and another opening finds the file current.
+        try store.destroy("u-d")
+        #expect(try SQLitePersonKeyStore(path: path).destroyedSince(3) == DestroyedKeys(userIds: ["u-d"], mark: 4))
+        #expect(try store.destroyedSince(0).userIds == ["u-b", "u-c", "u-é", "u-d"])
     }
 
     @Test func aLockedFileIsUnavailableAndTheCallMayBeRetried() throws {

@@ -1,7 +1,7 @@
 /// Where each person's data key lives, apart from the log: one wrapped key per user id
 /// (the data key sealed by the master key, with the user id as associated data), a mark
-/// for each user whose forgetting has begun, and the check value that tells whether a
-/// master key is the one the store was written under.
+/// for each user whose forgetting has begun, a journal of the destroys, and the check
+/// value that tells whether a master key is the one the store was written under.
 ///
 /// Implementations promise:
 /// - every call that changes something is durable when it returns;
@@ -9,6 +9,14 @@
 ///   it keeps what is there and reports it, so concurrent writers agree on one key;
 /// - `destroy` leaves no copy of the key in the store's files (its pages, its journal)
 ///   when it returns, and the user reads as `.destroyed` from then on, forever;
+/// - each `destroy` that turns a user (with a key, or never seen) into a destroyed one gets
+///   the next destroy mark, 1, 2, 3, … with no gap, in the order the destroys commit; a
+///   destroy of a user destroyed already gets none. The journal holds user ids, never keys;
+/// - `destroyedSince(m)` answers every destroy whose mark is above `m` and whose call
+///   returned before it was called, so a reader that remembers the answer's mark learns of
+///   each destroy exactly once, however many stores share the file or database (this is
+///   how a process finds the users other processes forgot and drops their keys from its
+///   cache: `PersonalDataVault.catchUpWithDestroyedKeys`);
 /// - the master-key check is written once and never changed.
 ///
 /// Calls block on I/O: make them from a thread you own, not from Swift concurrency's pool.
@@ -26,6 +34,12 @@ public protocol PersonKeyStore: Sendable {
     /// store's files. Destroying a key that is destroyed or was never made records the
     /// user as destroyed.
     func destroy(_ userId: String) throws(PersonKeyStoreError)
+    /// The users destroyed with a mark above `mark`, in mark order, and the highest mark
+    /// the store holds (`mark` itself when it holds none above it).
+    func destroyedSince(_ mark: Int64) throws(PersonKeyStoreError) -> DestroyedKeys
+    /// The highest destroy mark the store holds, 0 when nothing was destroyed: where a
+    /// reader with nothing cached starts reading the journal.
+    func latestDestroyMark() throws(PersonKeyStoreError) -> Int64
     /// The master-key check value, or nil when none was written yet.
     func masterKeyCheck() throws(PersonKeyStoreError) -> [UInt8]?
     /// Writes the master-key check value when there is none, and answers the one in force
@@ -39,6 +53,22 @@ public enum StoredPersonKey: Sendable, Equatable {
     case wrapped([UInt8])
     /// The key was destroyed: the user is forgotten.
     case destroyed
+}
+
+/// The users whose keys were destroyed after a mark of the store's destroy journal
+/// (`PersonKeyStore.destroyedSince`): every destroy with a mark above the one asked for,
+/// up to `mark`, whichever store instance made it. Nothing is left out between the mark
+/// asked for and `mark`, so asking next from `mark` misses no destroy and repeats none.
+public struct DestroyedKeys: Sendable, Equatable {
+    /// The users destroyed, in the order of their marks; none when nothing was destroyed since.
+    public var userIds: [String]
+    /// The mark of the last of `userIds`, or the mark asked for when there are none.
+    public var mark: Int64
+
+    public init(userIds: [String], mark: Int64) {
+        self.userIds = userIds
+        self.mark = mark
+    }
 }
 
 /// Why a key store could not do what was asked.

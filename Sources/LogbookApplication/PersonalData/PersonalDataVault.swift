@@ -17,24 +17,31 @@ import Synchronization
 /// - `buckets` spreads addresses over claim streams by a hash keyed from the master key.
 ///
 /// Shared by every thread of a process that reads or writes the log; unwrapped keys are
-/// cached in memory (dropped all at once when the cache is full).
+/// cached in memory (dropped all at once when the cache is full). Other processes sharing
+/// the key store may destroy a cached key: `catchUpWithDestroyedKeys`, which every read of
+/// `ProtectedEventStore` calls first, drops the keys destroyed since the last catch-up.
 public final class PersonalDataVault: Sendable {
     /// How addresses are spread over the streams of their claims.
     public let buckets: EmailBucketing
     private let master: MasterKey
     private let keyStore: any PersonKeyStore
     private let cacheCapacity: Int
-    private let cache = Mutex(KeyCache())
+    private let cache: Mutex<KeyCache>
     /// The nonces of every value this vault seals.
     private let nonces = NonceSource()
 
     private struct KeyCache {
         var keys: [String: SecretKey] = [:]
+        /// Users whose key is destroyed: never cached again, whatever a late load brings.
         var forgotten: Set<String> = []
         /// Users whose `UserForgotten` was read here while their key may still exist (another
         /// process forgets them): their key is asked of the store each time, never cached,
         /// until the store says it is destroyed.
         var beingForgotten: Set<String> = []
+        /// The key store's destroy mark up to which every destroy is in `forgotten`.
+        var destroyMark: Int64
+        /// Reads of keys from the store under way, whose keys may enter `keys` later.
+        var loads = 0
     }
 
     /// A key's state as the vault knows it.
@@ -72,6 +79,8 @@ public final class PersonalDataVault: Sendable {
         do {
             let check = try keyStore.masterKeyCheck() ?? keyStore.setMasterKeyCheck(master.makeCheck())
             guard master.verify(check: check) else { throw OpeningError.wrongMasterKey }
+            // Nothing is cached yet: every destroy up to here is what the store answers.
+            cache = Mutex(KeyCache(destroyMark: try keyStore.latestDestroyMark()))
         } catch let error as OpeningError {
             throw error
         } catch let error as PersonKeyStoreError {
@@ -124,21 +133,31 @@ public final class PersonalDataVault: Sendable {
             }
         }
         guard !missing.isEmpty else { return found }
-        let stored: [String: StoredPersonKey]
-        do {
-            stored = try keyStore.keys(for: missing)
-        } catch {
-            throw Self.storeError(error)
-        }
-        for id in missing {
-            switch stored[id] {
-            case .wrapped(let wrapped)?: found[id] = .key(try unwrap(wrapped, userId: id))
-            case .destroyed?: found[id] = .forgotten
-            case nil: found[id] = KeyState.none
+        return try loading { () throws(EventStoreError) in
+            let stored: [String: StoredPersonKey]
+            do throws(PersonKeyStoreError) {
+                stored = try keyStore.keys(for: missing)
+            } catch {
+                throw Self.storeError(error)
             }
+            for id in missing {
+                switch stored[id] {
+                case .wrapped(let wrapped)?: found[id] = .key(try unwrap(wrapped, userId: id))
+                case .destroyed?: found[id] = .forgotten
+                case nil: found[id] = KeyState.none
+                }
+            }
+            remember(found)
+            return found
         }
-        remember(found)
-        return found
+    }
+
+    /// Runs `body`, which reads keys from the store and caches them, counted in `loads`
+    /// until it has cached them (see `catchUpWithDestroyedKeys`).
+    private func loading<T>(_ body: () throws(EventStoreError) -> T) throws(EventStoreError) -> T {
+        cache.withLock { $0.loads += 1 }
+        defer { cache.withLock { $0.loads -= 1 } }
+        return try body()
     }
 
     private func unwrap(_ wrapped: [UInt8], userId: String) throws(EventStoreError) -> SecretKey {
@@ -154,7 +173,8 @@ public final class PersonalDataVault: Sendable {
             if cache.keys.count + states.count > cacheCapacity { cache.keys.removeAll(keepingCapacity: true) }
             for (id, state) in states {
                 switch state {
-                case .key(let key): if !cache.beingForgotten.contains(id) { cache.keys[id] = key }
+                case .key(let key):
+                    if !cache.beingForgotten.contains(id) && !cache.forgotten.contains(id) { cache.keys[id] = key }
                 case .forgotten:
                     cache.forgotten.insert(id)
                     cache.beingForgotten.remove(id)
@@ -199,24 +219,28 @@ public final class PersonalDataVault: Sendable {
             made[id] = key
             wrapped[id] = master.wrap(key, userId: id)
         }
-        let stored: [String: StoredPersonKey]
-        do {
-            stored = try keyStore.create(wrapped)
-        } catch {
-            throw Self.storeError(error)
-        }
-        var created: [String: KeyState] = [:]
-        for id in lacking {
-            switch stored[id] {
-            case .wrapped(let bytes)?:
-                // Another writer may have stored its key first: that one is the user's key.
-                created[id] = bytes == wrapped[id] ? made[id].map(KeyState.key) : .key(try unwrap(bytes, userId: id))
-            case .destroyed?: created[id] = .forgotten
-            case nil: throw .failed("the key store did not keep a new data key")
+        let created = try loading { () throws(EventStoreError) -> [String: KeyState] in
+            let stored: [String: StoredPersonKey]
+            do throws(PersonKeyStoreError) {
+                stored = try keyStore.create(wrapped)
+            } catch {
+                throw Self.storeError(error)
             }
-            states[id] = created[id]
+            var created: [String: KeyState] = [:]
+            for id in lacking {
+                switch stored[id] {
+                case .wrapped(let bytes)?:
+                    // Another writer may have stored its key first: that one is the user's key.
+                    created[id] =
+                        bytes == wrapped[id] ? made[id].map(KeyState.key) : .key(try unwrap(bytes, userId: id))
+                case .destroyed?: created[id] = .forgotten
+                case nil: throw .failed("the key store did not keep a new data key")
+                }
+            }
+            remember(created)
+            return created
         }
-        remember(created)
+        states.merge(created) { _, new in new }
         return states
     }
 
@@ -251,6 +275,46 @@ public final class PersonalDataVault: Sendable {
             cache.keys[userId] = nil
             cache.forgotten.insert(userId)
             cache.beingForgotten.remove(userId)
+        }
+    }
+
+    /// Drops from the cache every key the key store destroyed since the last catch-up (other
+    /// processes sharing the store forget users too), and records those users as forgotten,
+    /// as `destroy` does for its own. Called at the start of every read served, so a read
+    /// that begins after a destroy returned (anywhere) never opens with the destroyed key.
+    ///
+    /// Why that holds, and the races it covers:
+    /// - the cache's mark moves on with the forgotten users in one step under the lock, so a
+    ///   reader that finds the mark past a destroy finds its user forgotten; two catch-ups
+    ///   that overlap apply both answers, and the mark never moves back;
+    /// - a load that read a key from the store before its destroy committed may cache it
+    ///   after the catch-up that drops it: a forgotten user's key is never cached, so the
+    ///   late key is refused (the read that loaded it, concurrent with the destroy, may use it);
+    /// - with no key cached and no load under way there is nothing to drop, and the store is
+    ///   not asked: the mark stays where it is (the next catch-up reads from it, a larger but
+    ///   correct answer), and a key loaded later comes from the store after the destroy;
+    /// - the vault's mark starts at the store's latest when it opens, with nothing cached.
+    /// The seal path does not catch up: a request sealed with a key destroyed meanwhile is
+    /// stopped by its stream's version expectation, the `UserForgotten` being on that stream.
+    public func catchUpWithDestroyedKeys() throws(EventStoreError) {
+        let mark: Int64? = cache.withLock { cache in
+            cache.keys.isEmpty && cache.loads == 0 ? nil : cache.destroyMark
+        }
+        guard let mark else { return }
+        let destroyed: DestroyedKeys
+        do {
+            destroyed = try keyStore.destroyedSince(mark)
+        } catch {
+            throw Self.storeError(error)
+        }
+        guard destroyed.mark > mark else { return }
+        cache.withLock { cache in
+            for userId in destroyed.userIds {
+                cache.keys[userId] = nil
+                cache.forgotten.insert(userId)
+                cache.beingForgotten.remove(userId)
+            }
+            cache.destroyMark = max(cache.destroyMark, destroyed.mark)
         }
     }
 

@@ -7,10 +7,17 @@
 /// returns carry their payloads exactly as given; and a batch that appends a user's
 /// `UserForgotten` marks the forgetting as begun before it is appended and destroys the
 /// user's key once it has committed (or is found already recorded), before `append`
-/// returns, so no reply confirms a forgetting whose key still exists. Every `UserForgotten`
-/// it reads, whoever wrote it, takes that user's key out of its vault's cache
-/// (`PersonalDataVault.forgettingWasRead`), so processes sharing a log never serve a user
-/// another process forgot from their caches.
+/// returns, so no reply confirms a forgetting whose key still exists.
+///
+/// Processes sharing a log and a key store never serve a user another process forgot from
+/// their caches: every read (`read`, `readStream`, `visitEvents`, `commandRecord`,
+/// `readWholeStreams`, and the record of a duplicate in `append`) first drops the keys
+/// destroyed anywhere since the last one (`PersonalDataVault.catchUpWithDestroyedKeys`), so
+/// a read that begins after a `ForgetUser` reply serves that user's values as forgotten,
+/// whichever events it reads; and every `UserForgotten` it reads, whoever wrote it, takes
+/// that user's key out of the cache at once (`PersonalDataVault.forgettingWasRead`). A key
+/// store that cannot answer the catch-up fails the read (`unavailable`), never serves it
+/// from a cache that may be stale.
 public final class ProtectedEventStore: EventStore {
     /// The type of the event that forgets a user.
     public static let forgettingType = "UserForgotten"
@@ -30,6 +37,9 @@ public final class ProtectedEventStore: EventStore {
                 try vault.beginForgetting(try Self.userId(ofForgetting: event.data))
             }
         }
+        // No catch-up before sealing: a request sealed with a key another process destroyed
+        // meanwhile conflicts on its stream's version, which the `UserForgotten` moved on (and
+        // what such a key sealed opens for nobody).
         let sealing = try vault.seal(batch)
         let sealed = sealing.requests
         let appended = sealed.isEmpty ? [] : try base.append(sealed)
@@ -55,6 +65,7 @@ public final class ProtectedEventStore: EventStore {
         }
         var opened: [AppendResult] = []
         opened.reserveCapacity(results.count)
+        var caughtUp = false
         for (index, result) in results.enumerated() {
             let position = positions[index]
             switch result {
@@ -72,6 +83,10 @@ public final class ProtectedEventStore: EventStore {
                 }
                 opened.append(.committed(.appended(committed)))
             case .duplicate(let record):
+                if !caughtUp {
+                    try vault.catchUpWithDestroyedKeys()
+                    caughtUp = true
+                }
                 let record = try open(record)
                 try finishForgetting(in: record.events)
                 opened.append(.duplicate(record))
@@ -149,18 +164,21 @@ public final class ProtectedEventStore: EventStore {
     private static let forgettingTypeBytes = Array(forgettingType.utf8)
 
     public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
-        try open(try base.readStream(stream, fromVersion: fromVersion, limit: limit))
+        try vault.catchUpWithDestroyedKeys()
+        return try open(try base.readStream(stream, fromVersion: fromVersion, limit: limit))
     }
 
     public func read(fromPosition: Int64, limit: Int, categories: Set<String>?) throws(EventStoreError)
         -> [RecordedEvent]
     {
-        try open(try base.read(fromPosition: fromPosition, limit: limit, categories: categories))
+        try vault.catchUpWithDestroyedKeys()
+        return try open(try base.read(fromPosition: fromPosition, limit: limit, categories: categories))
     }
 
     public func visitEvents(
         fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
     ) throws(EventStoreError) {
+        try vault.catchUpWithDestroyedKeys()
         var failure: EventStoreError?
         try base.visitEvents(fromPosition: fromPosition, limit: limit, categories: categories) { event in
             if event.type.count == Self.forgettingTypeBytes.count, event.type.elementsEqual(Self.forgettingTypeBytes) {
@@ -187,10 +205,12 @@ public final class ProtectedEventStore: EventStore {
     }
 
     public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
-        try base.commandRecord(commandId).map { record throws(EventStoreError) in try open(record) }
+        try vault.catchUpWithDestroyedKeys()
+        return try base.commandRecord(commandId).map { record throws(EventStoreError) in try open(record) }
     }
 
     public func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]] {
+        try vault.catchUpWithDestroyedKeys()
         var found = try base.readWholeStreams(streams)
         for (stream, events) in found {
             found[stream] = try open(events)
