@@ -33,7 +33,7 @@ enum PayloadSealing {
             for index in 0..<layout.count {
                 let (field, range) = layout[index]
                 let value = UnsafeBufferPointer(rebasing: bytes[range])
-                if value.elementsEqual(null) { continue }
+                if null.withUnsafeBufferPointer({ PersonalPayload.equal($0, value) }) { continue }
                 written = out.append(bytes[copied..<range.lowerBound], at: written)
                 written = out.append(PersonalFields.sealedPrefix, at: written)
                 let sealedCount = Sealing.overhead + value.count

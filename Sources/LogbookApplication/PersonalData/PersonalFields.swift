@@ -29,7 +29,7 @@ public enum PersonalFields {
     static func fields(ofType type: UnsafeBufferPointer<UInt8>) -> PersonalFieldSet? {
         // Every such type starts with "User" or "Email".
         guard let first = type.first, first == UInt8(ascii: "U") || first == UInt8(ascii: "E") else { return nil }
-        for entry in typesAsBytes where entry.name.count == type.count && entry.name.elementsEqual(type) {
+        for entry in typesAsBytes where entry.name.withUnsafeBufferPointer({ PersonalPayload.equal($0, type) }) {
             return entry.fields
         }
         return nil

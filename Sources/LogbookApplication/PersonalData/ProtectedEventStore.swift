@@ -181,7 +181,7 @@ public final class ProtectedEventStore: EventStore {
         try vault.catchUpWithDestroyedKeys()
         var failure: EventStoreError?
         try base.visitEvents(fromPosition: fromPosition, limit: limit, categories: categories) { event in
-            if event.type.count == Self.forgettingTypeBytes.count, event.type.elementsEqual(Self.forgettingTypeBytes) {
+            if Self.forgettingTypeBytes.withUnsafeBufferPointer({ PersonalPayload.equal($0, event.type) }) {
                 noteForgetting(StoredEventBytes.text(event.data))
             }
             do throws(EventStoreError) {
