@@ -13,7 +13,9 @@ import Synchronization
 /// - a command id is appended once even when several stores send it at the same moment:
 ///   the second waits for the first to commit and answers its record (`.duplicate`);
 /// - the database itself refuses to change or remove events and command records, and
-///   refuses, from any writer, an insert that would leave a hole (`PostgresSchema.holeChecks`).
+///   refuses, from any writer, an insert that would leave a hole (`PostgresSchema.holeChecks`);
+/// - what `read`, `visitEvents` and `headPosition` return is on every synchronous standby
+///   (`PostgresStandbyFence`), so what the feed and `ReadLog` serve survives a failover.
 ///
 /// Opening creates or migrates the schema, and refuses a malformed connection string, an
 /// unreachable server, a failed login, another program's database and a newer schema with
@@ -298,7 +300,7 @@ public final class PostgresEventStore: EventStore {
     public func visitEvents(
         fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
     ) throws(EventStoreError) {
-        try withConnection { [evolution] db in
+        try withConnection { [evolution, target] db in
             let limit = String(max(limit, 0))
             let rows: PostgresRows
             if let categories {
@@ -311,12 +313,17 @@ public final class PostgresEventStore: EventStore {
                     "SELECT \(Self.columns) FROM events WHERE position >= $1::bigint ORDER BY position LIMIT $2::bigint",
                     [String(fromPosition), limit])
             }
+            try PostgresStandbyFence.wait(db, target: target)
             try Self.visitRows(rows, from: 0, evolution, body)
         }
     }
 
     public func headPosition() throws(EventStoreError) -> Int64 {
-        try withConnection { db in try db.query("SELECT position FROM log_head").int64(0, 0) }
+        try withConnection { [target] db in
+            let head = try db.query("SELECT position FROM log_head").int64(0, 0)
+            try PostgresStandbyFence.wait(db, target: target)
+            return head
+        }
     }
 
     public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {

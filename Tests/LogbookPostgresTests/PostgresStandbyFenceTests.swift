@@ -1,0 +1,180 @@
+import Foundation
+import LogbookApplication
+import LogbookPostgres
+import LogbookTestSupport
+import Synchronization
+import Testing
+
+/// What a failover may take back, and that readers are never given it: a primary with one
+/// synchronous standby (`scripts/test-postgres-pair.sh`), an append whose wait for the
+/// standby is cut short (its backend terminated while the standby is down), so its events
+/// are visible on the primary and nowhere else; then the primary lost and the standby
+/// promoted, as a failover manager in synchronous mode does.
+@Suite(
+    "PostgreSQL reads wait for the synchronous standby",
+    .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipReason)))
+struct PostgresStandbyFenceTests {
+    /// A primary and its synchronous standby of this test's own, removed at the end.
+    final class Pair {
+        let directory: String
+        let primaryPort: String
+        let standbyPort: String
+
+        init() throws {
+            let words = try Self.script(["start"]).split(separator: " ").map(String.init)
+            guard words.count == 3 else { throw PostgresTestError("test-postgres-pair.sh start printed \(words)") }
+            (directory, primaryPort, standbyPort) = (words[0], words[1], words[2])
+            try RawPostgres(admin(primaryPort)).run("CREATE DATABASE logbook")
+        }
+
+        deinit { _ = try? Self.script(["remove", directory]) }
+
+        func run(_ action: String) throws { _ = try Self.script([action, directory]) }
+
+        /// The log's database on either server, whichever is the primary now.
+        var url: String {
+            "postgresql://postgres@127.0.0.1:\(primaryPort),127.0.0.1:\(standbyPort)/logbook"
+                + "?target_session_attrs=read-write&connect_timeout=5"
+        }
+
+        func admin(_ port: String, database: String = "postgres") -> String {
+            "postgresql://postgres@127.0.0.1:\(port)/\(database)"
+        }
+
+        /// Runs the pair script through `popen` (Foundation's `waitUntilExit` was seen to
+        /// spin on a child already gone); answers what it printed, or throws what it said.
+        private static func script(_ arguments: [String]) throws -> String {
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            let command =
+                ([root.appendingPathComponent("scripts/test-postgres-pair.sh").path] + arguments)
+                .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") + " 2>&1"
+            guard let pipe = popen(command, "r") else { throw PostgresTestError("cannot run \(command)") }
+            var output: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while true {
+                let count = fread(&buffer, 1, buffer.count, pipe)
+                guard count > 0 else { break }
+                output += buffer[..<count]
+            }
+            let status = pclose(pipe)
+            let text = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard status == 0 else {
+                throw PostgresTestError("test-postgres-pair.sh \(arguments.joined(separator: " ")): \(text)")
+            }
+            return text
+        }
+    }
+
+    /// Appends `commandId` while the standby is down, and terminates the append's backend
+    /// while it waits for the standby: committed on the primary, on no standby. Answers
+    /// what the append returned.
+    private static func appendCutShort(_ commandId: String, _ store: PostgresEventStore, _ pair: Pair) throws
+        -> Result<[AppendResult], EventStoreError>
+    {
+        try pair.run("stop-standby")
+        let outcome = Mutex<Result<[AppendResult], EventStoreError>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            let result = Result { () throws(EventStoreError) in
+                try store.append([Requests.simple(commandId, stream: "a-1")])
+            }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }.start()
+        let admin = try RawPostgres(pair.admin(pair.primaryPort))
+        let waiting = "SELECT pid FROM pg_stat_activity WHERE datname = 'logbook' AND wait_event = 'SyncRep'"
+        var backends: [[String]] = []
+        for _ in 0..<2_000 where backends.isEmpty {
+            backends = try admin.run(waiting)
+            if backends.isEmpty { usleep(10_000) }
+        }
+        guard let backend = backends.first?.first else {
+            throw PostgresTestError("the append never waited for the standby")
+        }
+        try admin.run("SELECT pg_terminate_backend(\(backend), 10000)")
+        finished.wait()
+        guard let result = outcome.withLock({ $0 }) else { throw PostgresTestError("the append did not finish") }
+        return result
+    }
+
+    @Test("an event the primary shows but no standby has is never read, and is gone after the failover")
+    func unreplicatedEventsAreNeverRead() throws {
+        let pair = try Pair()
+        let writer = try PostgresEventStore(connectionString: pair.url)
+        let reader = try PostgresEventStore(connectionString: pair.url)
+        // Every event any read returned, by position: a subscriber's view of the log.
+        var seen: [Int64: String] = [:]
+        func read() throws(EventStoreError) {
+            for event in try reader.read(fromPosition: 1, limit: 100, categories: nil) {
+                #expect(seen[event.position] == nil || seen[event.position] == event.eventId)
+                seen[event.position] = event.eventId
+            }
+        }
+
+        _ = try writer.append([Requests.simple("c1", stream: "a-1")])
+        try read()
+        #expect(seen.count == 1)
+
+        guard case .failure(.unavailable) = try Self.appendCutShort("c2", writer, pair) else {
+            Issue.record("an append whose connection died while it waited should be unavailable")
+            return
+        }
+        // The danger: the primary shows the event to anyone who reads it there.
+        let primary = try RawPostgres(pair.admin(pair.primaryPort, database: "logbook"))
+        let visible = try primary.run("SELECT position, event_id FROM events ORDER BY position")
+        #expect(visible.count == 2, "the cut-short commit is visible on the primary")
+        let doomed = visible.last?[1]
+        // The store's reads wait for the standby, which never gets it, and fail.
+        #expect(throws: EventStoreError.self) { try read() }
+        #expect(throws: EventStoreError.self) { try reader.headPosition() }
+
+        // The primary is lost with it; the standby is promoted.
+        try pair.run("kill-primary")
+        try pair.run("promote-standby")
+        var committed: [AppendResult] = []
+        for _ in 0..<50 where committed.first?.committed == nil {
+            do {
+                committed = try writer.append([Requests.simple("c3", stream: "a-1")])
+            } catch {
+                usleep(100_000)  // the new primary may still be starting
+            }
+        }
+        #expect(committed.first?.committed?.lastPosition == 2, "the new primary's log holds another event at 2")
+        #expect(try writer.commandRecord("c2") == nil, "the cut-short command is not in the new primary's log")
+        try read()
+
+        let log = try writer.read(fromPosition: 1, limit: 100, categories: nil)
+        #expect(log.count == 2)
+        for event in log {
+            #expect(seen[event.position] == event.eventId, "read at \(event.position) as the log holds it")
+        }
+        #expect(!seen.values.contains { $0 == doomed }, "the event the failover took back was never read")
+    }
+
+    @Test("a read held back by a standby that is down returns once the standby has caught up")
+    func readsResumeWhenTheStandbyCatchesUp() throws {
+        let pair = try Pair()
+        let writer = try PostgresEventStore(connectionString: pair.url)
+        let reader = try PostgresEventStore(connectionString: pair.url)
+        _ = try writer.append([Requests.simple("c1", stream: "a-1")])
+        _ = try Self.appendCutShort("c2", writer, pair)
+        #expect {
+            try reader.read(fromPosition: 1, limit: 100, categories: nil)
+        } throws: { error in
+            guard case .unavailable(let message, _)? = error as? EventStoreError else { return false }
+            return message.contains("synchronous standby")
+        }
+        try pair.run("start-standby")
+        var events: [RecordedEvent] = []
+        for _ in 0..<100 where events.isEmpty {
+            do {
+                events = try reader.read(fromPosition: 1, limit: 100, categories: nil)
+            } catch {
+                // Still held back while the standby replays what it missed.
+            }
+        }
+        #expect(events.map(\.position) == [1, 2], "the cut-short commit is safe once the standby has it")
+        #expect(try reader.headPosition() == 2)
+    }
+}
