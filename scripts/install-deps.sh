@@ -14,6 +14,8 @@ packages=(libsqlite3-dev libzmq3-dev libpq-dev pkg-config sqlite3 postgresql ipr
 packages+=(libsystemd-dev)
 # libsodium: sealing personal data under per-person keys, and the master key that wraps them.
 packages+=(libsodium-dev)
+# Patroni on etcd: the high-availability shape of deploy/ (deploy/cluster.sh --ha) and its test.
+packages+=(patroni etcd-server)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -8,8 +8,9 @@
 # `--store postgresql` scale section) as a smoke test; runs the Python example against a real worker and query process (the wire
 # check and the example each with CURVE off and on); starts the local clusters of deploy/
 # (SQLite: a worker and two query processes, plain and with CURVE; PostgreSQL: two workers,
-# a feed process and two query processes, plain and with CURVE) and checks that both query
-# processes answer; and runs the multi-host test (Tests/MultiHost) on network namespaces.
+# a feed process and two query processes, plain and with CURVE; three PostgreSQL nodes under
+# Patroni, failed over once) and checks that both query processes answer; and runs the
+# multi-host test (Tests/MultiHost) on network namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=false
@@ -69,6 +70,9 @@ LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py --curv
 ./deploy/cluster.sh --secure --check
 ./deploy/cluster.sh --postgres --check
 ./deploy/cluster.sh --postgres --secure --check
+# Three PostgreSQL nodes under Patroni and a failover of the primary (kill -9 of its Patroni
+# and PostgreSQL): nothing acknowledged lost, the processes follow the new primary.
+./deploy/cluster.sh --ha --check
 # Separate hosts (network namespaces): PostgreSQL, two workers, a feed, two query processes and
 # clients, under load with a worker killed and PostgreSQL restarted (skipped, saying why, without root).
 LOGBOOK_BIN=.build/debug/logbook python3 Tests/MultiHost/check_multihost.py
