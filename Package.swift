@@ -283,7 +283,7 @@ let package = Package(
             dependencies: [
                 "logbook", "logbook-bench", "LogbookClient", "LogbookZMQ", "LogbookFeed", "LogbookWire",
                 "LogbookApplication", "LogbookJSON", "LogbookTestSupport", "LogbookCrypto", "LogbookSQLite",
-                "LogbookDomain",
+                "LogbookDomain", "LogbookPostgres",
             ],
             swiftSettings: strictSettings),
     ]

@@ -329,4 +329,17 @@ public final class PostgresEventStore: EventStore {
     public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
         try withConnection { [evolution] db in try Self.commandRecord(commandId, db, evolution) }
     }
+
+    /// Every command recorded with an answer and no events (a refusal), in the order of the
+    /// head it was recorded at: what a copy of the log needs besides its events.
+    public func answeredCommands() throws(EventStoreError) -> [CommandRecord] {
+        try withConnection { db in
+            let rows = try db.query(
+                "SELECT command_id, last_position, answer FROM commands WHERE first_position IS NULL "
+                    + "ORDER BY last_position, command_id COLLATE \"C\"")
+            return (0..<rows.count).map { row in
+                .answered(commandId: rows.string(row, 0), position: rows.int64(row, 1), answer: rows.string(row, 2))
+            }
+        }
+    }
 }

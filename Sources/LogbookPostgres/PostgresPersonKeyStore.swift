@@ -65,6 +65,19 @@ public final class PostgresPersonKeyStore: PersonKeyStore {
         self.connection = Mutex(connection)
     }
 
+    /// Whether the database `url` names holds a key store's tables, asked without creating
+    /// them: how `logbook migrate` tells a log that seals personal data already.
+    public static func exists(url: String) throws(PersonKeyStoreError) -> Bool {
+        let target = PostgresConnection.target(of: url)
+        if let problem = PostgresConnection.malformation(of: url) { throw .notAKeyStore(path: target, reason: problem) }
+        do {
+            let connection = try PostgresConnection(connectionString: url)
+            return try connection.query("SELECT to_regclass('person_keys_schema') IS NOT NULL").string(0, 0) == "t"
+        } catch {
+            throw storeError(error, target: target)
+        }
+    }
+
     /// A new connection whose commits are flushed before they return (`synchronous_commit`
     /// at least `on`).
     private static func connect(_ connectionString: String, target: String) throws(PersonKeyStoreError)

@@ -3,6 +3,7 @@ import LogbookApplication
 import LogbookCrypto
 import LogbookDomain
 import LogbookJSON
+import LogbookPostgres
 import LogbookSQLite
 import LogbookTestSupport
 import Testing
@@ -15,7 +16,11 @@ struct MigrateTests {
     /// `email-<address>`), changing address (a claim and a release), posting, buying; and a
     /// refused registration recorded with its answer every 500 users.
     static func writeOldLog(at path: String, events: Int) throws -> (users: Int, answered: [String]) {
-        let store = try SQLiteEventStore(path: path, evolution: EventEvolution([]))
+        try writeOldLog(into: try SQLiteEventStore(path: path, evolution: EventEvolution([])), events: events)
+    }
+
+    /// The same into `store`, which must keep every type at version 1 (no upcasting).
+    static func writeOldLog(into store: any EventStore, events: Int) throws -> (users: Int, answered: [String]) {
         var batch: [AppendRequest] = []
         var written = 0
         var users = 0
@@ -156,6 +161,66 @@ struct MigrateTests {
         let again = try await runLogbook(["migrate", source, destination])
         #expect(again.status == 3 && again.stderr.contains("exists"), "\(again.stderr)")
         let sealed = try await runLogbook(["migrate", destination, directory.appendingPathComponent("x").path])
+        #expect(sealed.status == 3 && sealed.stderr.contains("seals personal data already"), "\(sealed.stderr)")
+    }
+
+    /// The test server's URL naming `database`.
+    private static func url(_ database: PostgresTestDatabase) throws -> String {
+        let server = try #require(PostgresTestServer.url)
+        var components = try #require(URLComponents(string: server))
+        components.path = "/" + database.name
+        return try #require(components.string)
+    }
+
+    @Test(
+        "a PostgreSQL log into an empty PostgreSQL database: same log through the vault, nothing in clear, same read models",
+        .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipReason)))
+    func migratesAPostgresLog() async throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sourceDatabase = try PostgresTestDatabase()
+        let destinationDatabase = try PostgresTestDatabase()
+        let (source, destination) = (try Self.url(sourceDatabase), try Self.url(destinationDatabase))
+        let old = try PostgresEventStore(connectionString: source, evolution: EventEvolution([]))
+        let (users, answered) = try Self.writeOldLog(into: old, events: 5_000)
+        let keyFile = directory.appendingPathComponent("master.key").path
+
+        let unkeyed = try await runLogbook(["migrate", source, destination])
+        #expect(unkeyed.status == 2 && unkeyed.stderr.contains("--master-key"), "\(unkeyed.stderr)")
+        let migrated = try await runLogbook(["migrate", source, destination, "--master-key", keyFile])
+        #expect(migrated.status == 0, "\(migrated.stdout) \(migrated.stderr)")
+        let head = try old.headPosition()
+        #expect(try migrated.json()["head"] == .int(Int(head)))
+        #expect(try migrated.json()["answers"] == .int(answered.count))
+
+        let vault = try PersonalDataVault(
+            master: try MasterKey.read(path: keyFile), keyStore: try PostgresPersonKeyStore(url: destination))
+        let new = ProtectedEventStore(try PostgresEventStore(connectionString: destination), vault: vault)
+        let before = try old.read(fromPosition: 1, limit: Int(head), categories: nil)
+        let after = try new.read(fromPosition: 1, limit: Int(head), categories: nil)
+        #expect(after.map(\.eventId) == before.map(\.eventId))
+        #expect(after.map(\.data) == before.map(\.data))
+        #expect(after.map(\.position) == before.map(\.position))
+        #expect(!after.contains { $0.stream.contains("@") })
+        for id in answered {
+            #expect(try new.commandRecord(id) == old.commandRecord(id), "the answer of \(id)")
+        }
+        #expect(try Projector.changes(after[...]) == Projector.changes(before[...]))
+        // In the destination database itself, no address or name is in clear.
+        let raw = try RawPostgres(destinationDatabase.connectionString)
+        for index in [0, users / 2, users - 1] {
+            #expect(
+                try raw.run(
+                    "SELECT count(*) FROM events WHERE data LIKE '%person\(index)@old.example%' "
+                        + "OR data LIKE '%Person \(index)\"%' OR stream LIKE '%@%'") == [["0"]])
+        }
+
+        // A destination holding a log, or a source that seals already, is refused.
+        let again = try await runLogbook(["migrate", source, destination, "--master-key", keyFile])
+        #expect(again.status == 3 && again.stderr.contains("not empty"), "\(again.stderr)")
+        let sealed = try await runLogbook([
+            "migrate", destination, directory.appendingPathComponent("x").path, "--master-key", keyFile,
+        ])
         #expect(sealed.status == 3 && sealed.stderr.contains("seals personal data already"), "\(sealed.stderr)")
     }
 }
