@@ -40,6 +40,13 @@ extension Substring {
 /// own transaction, committed before the call returns.
 final class PostgresConnection {
     private let handle: OpaquePointer
+    /// The warnings the server sent on this connection, counted by libpq's notice receiver.
+    private let notices = NoticeCount()
+
+    /// How many warnings the server has sent on this connection so far. A statement that
+    /// raises this warned while it ran: a commit whose wait for a synchronous standby was
+    /// cancelled, for one, returns success after a warning.
+    var warningCount: Int { notices.warnings }
 
     /// Connects with `connectionString` (a `postgresql://` URI or `key=value` pairs). Unless
     /// the string says otherwise, gives up on connecting after 10 seconds, and a connection
@@ -70,12 +77,26 @@ final class PostgresConnection {
             throw PostgresError(sqlState: nil, message: message, connectionLost: true)
         }
         handle = connection
-        // Notices (NOTICE, WARNING) would go to stderr; the store has nothing to tell the user.
-        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        // Notices would go to stderr; the store has nothing to tell the user, but counts warnings.
+        PQsetNoticeReceiver(
+            handle,
+            { context, result in
+                guard let context, let result, let severity = PQresultErrorField(result, Int32(UInt8(ascii: "V")))
+                else { return }
+                if String(cString: severity) == "WARNING" {
+                    Unmanaged<NoticeCount>.fromOpaque(context).takeUnretainedValue().warnings += 1
+                }
+            }, Unmanaged.passUnretained(notices).toOpaque())
     }
 
     deinit {
         PQfinish(handle)
+    }
+
+    /// The warnings counted on one connection; written by libpq's notice receiver on the
+    /// thread that uses the connection, read there too.
+    private final class NoticeCount {
+        var warnings = 0
     }
 
     /// Why libpq cannot parse `connectionString`, or nil when it can.

@@ -122,15 +122,31 @@ public final class PostgresEventStore: EventStore {
         guard !batch.isEmpty else { return [] }
         let parameter = PostgresParameters.batch(batch, evolution: evolution)
         return try withConnection { [evolution, target] db in
+            let warnings = db.warningCount
             let rows = try db.query(
                 "SELECT ordinal, outcome, at_position, detail, actual, versions FROM logbook_append($1::jsonb)",
                 [parameter])
+            // A commit whose wait for the synchronous standby was cancelled returns after a
+            // warning, committed on the primary alone: not to be acknowledged, since a
+            // failover may take it back. Its commands are sent again, and answered once safe.
+            guard db.warningCount == warnings else {
+                throw EventStoreError.unavailable(
+                    "\(target): the server warned while the batch committed (a wait for a synchronous standby "
+                        + "cut short?): its outcome is not known to be safe; send the commands again",
+                    cause: .unknown)
+            }
             guard rows.count == batch.count else {
                 throw EventStoreError.failed("\(target): logbook_append answered \(rows.count) of \(batch.count)")
             }
-            return try batch.enumerated().map { index, request throws -> AppendResult in
+            let results = try batch.enumerated().map { index, request throws -> AppendResult in
                 try Self.result(of: request, row: index, rows, db, evolution)
             }
+            // A retried command is answered from its record only once the standbys hold it
+            // (its first commit may be one of those cut short).
+            if results.contains(where: { if case .duplicate = $0 { true } else { false } }) {
+                try PostgresStandbyFence.wait(db, target: target)
+            }
+            return results
         }
     }
 

@@ -69,9 +69,9 @@ struct PostgresStandbyFenceTests {
     /// Appends `commandId` while the standby is down, and terminates the append's backend
     /// while it waits for the standby: committed on the primary, on no standby. Answers
     /// what the append returned.
-    private static func appendCutShort(_ commandId: String, _ store: PostgresEventStore, _ pair: Pair) throws
-        -> Result<[AppendResult], EventStoreError>
-    {
+    private static func appendCutShort(
+        _ commandId: String, _ store: PostgresEventStore, _ pair: Pair, by cut: String = "pg_terminate_backend"
+    ) throws -> Result<[AppendResult], EventStoreError> {
         try pair.run("stop-standby")
         let outcome = Mutex<Result<[AppendResult], EventStoreError>?>(nil)
         let finished = DispatchSemaphore(value: 0)
@@ -92,7 +92,7 @@ struct PostgresStandbyFenceTests {
         guard let backend = backends.first?.first else {
             throw PostgresTestError("the append never waited for the standby")
         }
-        try admin.run("SELECT pg_terminate_backend(\(backend), 10000)")
+        try admin.run(cut == "pg_terminate_backend" ? "SELECT \(cut)(\(backend), 10000)" : "SELECT \(cut)(\(backend))")
         finished.wait()
         guard let result = outcome.withLock({ $0 }) else { throw PostgresTestError("the append did not finish") }
         return result
@@ -150,6 +150,33 @@ struct PostgresStandbyFenceTests {
             #expect(seen[event.position] == event.eventId, "read at \(event.position) as the log holds it")
         }
         #expect(!seen.values.contains { $0 == doomed }, "the event the failover took back was never read")
+    }
+
+    @Test("a commit whose wait for the standby is cancelled is not acknowledged; its retry is, once the standby has it")
+    func cancelledWaitIsNotAcknowledged() throws {
+        let pair = try Pair()
+        let writer = try PostgresEventStore(connectionString: pair.url)
+        _ = try writer.append([Requests.simple("c1", stream: "a-1")])
+        // A cancel, unlike a terminated backend, lets the commit return success, with a warning.
+        let outcome = try Self.appendCutShort("c2", writer, pair, by: "pg_cancel_backend")
+        guard case .failure(.unavailable(let message, _)) = outcome else {
+            Issue.record("a commit whose standby wait was cancelled must not be acknowledged, got \(outcome)")
+            return
+        }
+        #expect(message.contains("warned"))
+        let primary = try RawPostgres(pair.admin(pair.primaryPort, database: "logbook"))
+        #expect(try primary.run("SELECT count(*) FROM events") == [["2"]], "committed on the primary alone")
+        // The client sends it again, and is answered from the record, which the standby now holds.
+        try pair.run("start-standby")
+        var retried: [AppendResult] = []
+        for _ in 0..<100 where retried.isEmpty {
+            retried = (try? writer.append([Requests.simple("c2", stream: "a-1")])) ?? []
+        }
+        guard case .duplicate(.appended(let record))? = retried.first else {
+            Issue.record("the retry should be answered from the record, got \(retried)")
+            return
+        }
+        #expect(record.events.map(\.position) == [2])
     }
 
     @Test("a read held back by a standby that is down returns once the standby has caught up")
