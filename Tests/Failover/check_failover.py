@@ -127,11 +127,22 @@ class HA:
             if os.geteuid() == 0:
                 shutil.chown(directory / "patroni.yml", "postgres", "postgres")
             self.start_patroni(host)
-        leader = wait_for(lambda: self.leader() if self.sync_standby() else None,
-                          "leader with a synchronous standby at the start")
+        leader = wait_for(self.ready, "leader with a synchronous standby at the start")
         subprocess.run([str(self.bin / "psql"), "-h", self.address(leader), "-p", str(PG_PORT), "-U", "postgres",
                         "-q", "-c", "CREATE DATABASE logbook"], check=True, capture_output=True, timeout=60)
+        # A synchronous commit is flushed on the standby, not yet replayed there; and libpq
+        # does not go on to the next host when one refuses the connection (a database that
+        # does not exist yet), so the processes must not start before every node has it.
+        wait_for(lambda: all(self.has_database(host) for host in PG_NODES), "database logbook on every node")
         return leader
+
+    def has_database(self, host):
+        try:
+            return subprocess.run([str(self.bin / "psql"), "-h", self.address(host), "-p", str(PG_PORT),
+                                   "-U", "postgres", "-d", "logbook", "-Atq", "-c", "SELECT 1"],
+                                  capture_output=True, timeout=5).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
 
     def start_patroni(self, host):
         log = open(self.dir / f"{host}.log", "ab")
@@ -156,6 +167,36 @@ class HA:
 
     def sync_standby(self, among=PG_NODES):
         return next((host for host in among if self.answers(host, "sync")), None)
+
+    def streaming(self, leader):
+        """The standbys streaming from `leader`'s PostgreSQL, by name."""
+        return self.replication(leader, "state = 'streaming'")
+
+    def attached_sync(self, leader):
+        """The standbys streaming to `leader`'s PostgreSQL as synchronous ones, by name.
+
+        Patroni's /sync answers from the synchronous-standby key, which right after a failover
+        still names the old primary's standby: only the new primary itself knows one is attached.
+        """
+        return self.replication(leader, "sync_state = 'sync'")
+
+    def replication(self, leader, condition):
+        try:
+            result = subprocess.run([str(self.bin / "psql"), "-h", self.address(leader), "-p", str(PG_PORT),
+                                     "-U", "postgres", "-Atq", "-c",
+                                     f"SELECT application_name FROM pg_stat_replication WHERE {condition}"],
+                                    capture_output=True, text=True, timeout=3,
+                                    env=dict(os.environ, PGCONNECT_TIMEOUT="2"))
+        except subprocess.TimeoutExpired:
+            return []
+        return result.stdout.split() if result.returncode == 0 else []
+
+    def ready(self, among=PG_NODES, avoid=None):
+        """The leader among `among` with a synchronous standby streaming to it (not `avoid`), or None."""
+        leader = self.leader(among)
+        if leader is None or not self.sync_standby(among):
+            return None
+        return leader if [name for name in self.attached_sync(leader) if name != avoid] else None
 
     def postmaster(self, host):
         try:
@@ -309,7 +350,7 @@ def first_ack_after(clients, moment):
 
 def failover(ha, net, kind, clients):
     """One failure of the primary, waited out and healed; returns what happened."""
-    old = wait_for(lambda: ha.leader() if ha.sync_standby() else None, "leader with a synchronous standby")
+    old = wait_for(ha.ready, "leader with a synchronous standby")
     others = [host for host in PG_NODES if host != old]
     record = {"kind": kind, "name": KIND_NAMES[kind], "oldLeader": old}
     note(f"failover {KIND_NAMES[kind]} of {old}")
@@ -322,8 +363,8 @@ def failover(ha, net, kind, clients):
         # Patroni restarts PostgreSQL in place (a new postmaster) or another node takes over.
 
         def recovered():
-            leader = ha.leader()
-            if leader is None or not ha.sync_standby():
+            leader = ha.ready()
+            if leader is None:
                 return None
             if leader != old:
                 return leader
@@ -335,13 +376,13 @@ def failover(ha, net, kind, clients):
         ha.kill_patroni(old)
         ha.kill_postgres(old)
         fault = time.monotonic()
-        new = wait_for(lambda: (leader := ha.leader(others)) and ha.sync_standby(others) and leader,
+        new = wait_for(lambda: ha.ready(others, avoid=old),
                        "new leader with a synchronous standby after the kill of Patroni")
         record["outcome"] = "failed over"
     else:
         net.cut(old)
         fault = time.monotonic()
-        new = wait_for(lambda: (leader := ha.leader(others)) and ha.sync_standby(others) and leader,
+        new = wait_for(lambda: ha.ready(others, avoid=old),
                        "new leader with a synchronous standby after the cut")
         record["outcome"] = "failed over"
     record["newLeader"] = new
@@ -352,8 +393,11 @@ def failover(ha, net, kind, clients):
     elif kind == 3:
         net.restore(old)
     if new != old:
-        wait_for(lambda: ha.answers(old, "replica"), f"{old} back as a standby")
-    wait_for(lambda: ha.leader() and ha.sync_standby(), "leader with a synchronous standby after the heal")
+        # Back as a standby means streaming from the new primary: Patroni's /replica also
+        # answers 200 for a node that came back without the pg_rewind it needed.
+        wait_for(lambda: ha.answers(old, "replica") and old in ha.streaming(new),
+                 f"{old} back as a standby streaming from {new}")
+    wait_for(ha.ready, "leader with a synchronous standby after the heal")
     record["healedMs"] = round((time.monotonic() - fault) * 1000)
     # Unavailability: until a command sent after the fault was acknowledged.
     acked = wait_for(lambda: first_ack_after(clients, fault), "command acknowledged after the fault", seconds=90)
@@ -374,6 +418,11 @@ def run(net, ha, cluster, work, started):
     for n in range(mh.HOT_PRODUCTS):
         send_until_answered(seed, "AddProduct", {"productId": f"hot-{n}", "name": f"hot {n}", "price": "2.00",
                                                  "category": "food", "stock": 1})
+    exited = [name for name, process in cluster.processes.items() if process.poll() is not None]
+    if exited:
+        note(f"FAILED: Logbook processes exited at the start: {', '.join(exited)}")
+        show_logs(work)
+        return 1
     stop = threading.Event()
     subscriber = Subscriber(cluster.endpoint("feed", "feed"), cluster.endpoint("feed", "log"), threading.Event())
     subscriber.start()
@@ -392,6 +441,13 @@ def run(net, ha, cluster, work, started):
     stop.set()
     for client in clients:
         client.join(90)
+    exited = [name for name, process in cluster.processes.items() if process.poll() is not None]
+    if exited:
+        problems.append(f"Logbook processes exited during the run: {', '.join(exited)}")
+        for problem in problems:
+            note(f"FAILED: {problem}")
+        show_logs(work)
+        return 1
     events = read_whole_log(context, cluster.endpoint("feed", "log"))
     head = events[-1]["position"] if events else 0
     deadline = time.monotonic() + 30
