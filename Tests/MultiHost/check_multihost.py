@@ -10,10 +10,12 @@ ZMQ_IMMEDIATE, resending the same command id on a fresh socket when a reply does
 one worker is killed with SIGKILL (the clients move to the other) and later started again,
 and PostgreSQL is restarted once. Then it checks that
 
-- every acknowledged command is in the log exactly once, with the events its reply named;
+- every acknowledged command is in the log exactly once, with the events its reply named
+  (the same positions and eventIds);
 - positions are 1…head with no hole, and each stream's versions are 1…n with no hole;
 - a subscriber that followed the feed during the whole run saw every event of its topics
-  once, in position order (the feed's own recipe: `previous` marks and ReadLog);
+  once, in position order, each the log's event at its position by eventId (the feed's own
+  recipe: `previous` marks and ReadLog);
 - both query processes answer the same as a model rebuilt from the log.
 
 It prints the figures (commands acknowledged, kills, restarts, lost, duplicated, holes)
@@ -52,10 +54,11 @@ SECONDS = float(os.environ.get("MULTIHOST_SECONDS", "24"))
 HOT_PRODUCTS = 4
 PORTS = {"commands": 5555, "feed": 5556, "queries": 5557, "log": 5558, "hints": 5559}
 RETRYABLE = {"unavailable", "timeout"}
+NAME = "multi-host"  # the prefix of every line printed (a test importing this module sets its own)
 
 
 def note(text):
-    print(f"multi-host: {text}", flush=True)
+    print(f"{NAME}: {text}", flush=True)
 
 
 def pg_bin():
@@ -173,6 +176,7 @@ class Client(threading.Thread):
         self.stop_event = stop
         self.context = zmq.Context.instance()
         self.acknowledged = {}  # command id -> reply
+        self.timeline = []  # (when the attempt answered started, when its ok reply came), monotonic
         self.refused = {}  # command id -> error code (a decision, recorded like any other)
         self.resent = 0
         self.unanswered = []  # ids still without an answer when the run ended
@@ -205,6 +209,7 @@ class Client(threading.Thread):
             document = json.dumps({"id": command_id, "type": kind, "data": data}).encode()
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
+                attempt = time.monotonic()
                 try:
                     socket.send_multipart([b"", document], flags=zmq.NOBLOCK)
                 except zmq.Again:
@@ -221,6 +226,7 @@ class Client(threading.Thread):
                 continue
             if reply["ok"]:
                 self.acknowledged[command_id] = reply
+                self.timeline.append((attempt, time.monotonic()))
             else:
                 self.refused[command_id] = reply["error"]["code"]
         socket.close()
@@ -246,6 +252,7 @@ class Subscriber(threading.Thread):
         self.feed, self.log = feed, log
         self.stop_event = stop
         self.positions = []
+        self.event_ids = []  # the eventId of each event handed out, in the order of positions
         self.failures = 0
         self.last_failure = None
         self.follower = None
@@ -262,6 +269,7 @@ class Subscriber(threading.Thread):
         try:
             for event in self.follower.poll(200):
                 self.positions.append(event["position"])
+                self.event_ids.append(event["eventId"])
         except (example.NoReply, example.Refused) as failure:
             # The feed process's log socket did not answer, or its database is away: the
             # cursor stays, and the next poll reads the log again.
@@ -330,10 +338,11 @@ def check(events, clients, subscriber, q1, q2):
     acknowledged = {}
     for client in clients:
         acknowledged.update(client.acknowledged)
+    by_position = {event["position"]: event["eventId"] for event in events}
     lost = duplicated = 0
     for command_id, reply in acknowledged.items():
-        named = [event["position"] for event in reply["events"]]
-        logged = by_command.get(command_id, [])
+        named = [(event["position"], event["eventId"]) for event in reply["events"]]
+        logged = [(position, by_position[position]) for position in by_command.get(command_id, [])]
         if not logged and named:
             lost += 1
         elif logged != named:
@@ -344,6 +353,11 @@ def check(events, clients, subscriber, q1, q2):
         problems.append(f"{duplicated} acknowledged commands are in the log other than their reply says")
     topical = [event["position"] for event in events if event["stream"].split("-", 1)[0] in
                ("user", "post", "product", "order")]
+    # The subscriber's events are the log's by eventId, not only by position.
+    mismatches = sum(1 for position, event_id in zip(subscriber.positions, subscriber.event_ids)
+                     if by_position.get(position) != event_id)
+    if mismatches:
+        problems.append(f"{mismatches} events the subscriber saw are not the log's event at their position")
     if subscriber.positions != topical:
         seen = subscriber.positions
         problems.append(f"the subscriber saw {len(seen)} events, the log has {len(topical)} of its topics; first "
@@ -361,7 +375,7 @@ def check(events, clients, subscriber, q1, q2):
             differing = [key for key in set(answer) | set(model) if answer.get(key) != model.get(key)]
             problems.append(f"{name} differs from the log's model on {len(differing)} products, e.g. {differing[:3]}")
     return problems, {"head": head, "acknowledged": len(acknowledged), "lost": lost, "duplicated": duplicated,
-                      "holes": holes}
+                      "holes": holes, "subscriberMismatches": mismatches}
 
 
 def main():
