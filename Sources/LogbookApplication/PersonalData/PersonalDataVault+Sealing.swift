@@ -14,17 +14,21 @@ extension PersonalDataVault {
     public func seal(_ batch: [AppendRequest]) throws(EventStoreError) -> SealedBatch {
         // Each event with personal fields: where it is, whose it is, where its values lie.
         var personal: [(request: Int, event: Int, owner: String, layout: PersonalPayload)] = []
-        for (requestIndex, request) in batch.enumerated() {
-            for (eventIndex, event) in request.events.enumerated() {
-                guard let fields = PersonalFields.fields(ofType: event.type) else { continue }
-                var data = event.data
+        // By index, not by element: a copy of a request or an event retains each of its fields.
+        for requestIndex in batch.indices {
+            for eventIndex in batch[requestIndex].events.indices {
+                guard let fields = PersonalFields.fields(ofType: batch[requestIndex].events[eventIndex].type) else {
+                    continue
+                }
+                var data = batch[requestIndex].events[eventIndex].data
                 let found: (owner: String, layout: PersonalPayload)? = data.withUTF8 { bytes in
                     guard let layout = PersonalPayload(bytes, personal: fields), let owner = layout.ownerId(in: bytes)
                     else { return nil }
                     return (owner, layout)
                 }
                 guard let found else {
-                    throw .invalidRequest("a \(event.type) payload must be a JSON object with a string userId")
+                    let type = batch[requestIndex].events[eventIndex].type
+                    throw .invalidRequest("a \(type) payload must be a JSON object with a string userId")
                 }
                 personal.append((requestIndex, eventIndex, found.owner, found.layout))
             }
@@ -38,9 +42,8 @@ extension PersonalDataVault {
                 refused[item.request] = item.owner
                 continue
             }
-            let event = batch[item.request].events[item.event]
-            var data = event.data
-            var eventId = event.eventId
+            var data = batch[item.request].events[item.event].data
+            var eventId = batch[item.request].events[item.event].eventId
             requests[item.request].events[item.event].data = data.withUTF8 { bytes in
                 eventId.withUTF8 { eventId in
                     PayloadSealing.seal(bytes, layout: item.layout, eventId: eventId, key: key, nonces: nonces)
