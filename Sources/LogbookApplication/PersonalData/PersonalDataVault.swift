@@ -42,6 +42,13 @@ public final class PersonalDataVault: Sendable {
         var destroyMark: Int64
         /// Reads of keys from the store under way, whose keys may enter `keys` later.
         var loads = 0
+
+        /// What the cache knows of `userId`: their key, or that they are forgotten; nil when
+        /// the key store must be asked.
+        func state(of userId: String) -> KeyState? {
+            if let key = keys[userId] { return .key(key) }
+            return forgotten.contains(userId) ? .forgotten : nil
+        }
     }
 
     /// A key's state as the vault knows it.
@@ -109,11 +116,7 @@ public final class PersonalDataVault: Sendable {
 
     /// The key state of `userId`, from the cache or the key store.
     func state(of userId: String) throws(EventStoreError) -> KeyState {
-        let cached: KeyState? = cache.withLock { cache in
-            if let key = cache.keys[userId] { return .key(key) }
-            return cache.forgotten.contains(userId) ? .forgotten : nil
-        }
-        if let cached { return cached }
+        if let cached = cache.withLock({ $0.state(of: userId) }) { return cached }
         return try states(of: [userId])[userId] ?? KeyState.none
     }
 
@@ -123,13 +126,7 @@ public final class PersonalDataVault: Sendable {
         var missing: [String] = []
         cache.withLock { cache in
             for id in userIds {
-                if let key = cache.keys[id] {
-                    found[id] = .key(key)
-                } else if cache.forgotten.contains(id) {
-                    found[id] = .forgotten
-                } else {
-                    missing.append(id)
-                }
+                if let state = cache.state(of: id) { found[id] = state } else { missing.append(id) }
             }
         }
         guard !missing.isEmpty else { return found }
@@ -190,16 +187,15 @@ public final class PersonalDataVault: Sendable {
         var missing: Set<String> = []
         var states: [KeyState] = cache.withLock { cache in
             owners.map { owner in
-                if let key = cache.keys[owner] { return .key(key) }
-                if cache.forgotten.contains(owner) { return .forgotten }
+                if let state = cache.state(of: owner) { return state }
                 missing.insert(owner)
                 return .none
             }
         }
         guard !missing.isEmpty else { return states }
         let loaded = try keys(for: missing)
-        for (index, owner) in zip(states.indices, owners) where loaded[owner] != nil {
-            if case .none = states[index] { states[index] = loaded[owner] ?? .none }
+        for (index, owner) in zip(states.indices, owners) {
+            if case .none = states[index], let state = loaded[owner] { states[index] = state }
         }
         return states
     }
