@@ -209,12 +209,7 @@ class HA:
         pid = self.postmaster(host)
         if pid is None:
             raise RuntimeError(f"no postmaster.pid on {host}")
-        victims = [pid] + children(pid)
-        for victim in victims:
-            try:
-                os.kill(victim, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_tree(pid)
         return pid
 
     def kill_patroni(self, host):
@@ -224,14 +219,7 @@ class HA:
 
     def stop(self):
         """Patroni stops its PostgreSQL; any left (a killed Patroni's) is stopped at once; etcd last."""
-        for process in self.patroni.values():
-            process.terminate()
-        for process in self.patroni.values():
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        mh.stop_processes(self.patroni.values(), 30)
         self.patroni.clear()
         for host in PG_NODES:
             data = self.node_dir(host) / "data"
@@ -240,19 +228,19 @@ class HA:
                                             "stop"]), capture_output=True, timeout=60)
             pid = self.postmaster(host)
             if pid is not None and pid_alive(pid):
-                for victim in [pid] + children(pid):
-                    try:
-                        os.kill(victim, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+                kill_tree(pid)
         if self.etcd is not None:
-            self.etcd.terminate()
-            try:
-                self.etcd.wait(10)
-            except subprocess.TimeoutExpired:
-                self.etcd.kill()
-                self.etcd.wait()
+            mh.stop_processes([self.etcd], 10)
             self.etcd = None
+
+
+def kill_tree(pid):
+    """kill -9 of `pid` and its children (a postmaster and its backends)."""
+    for victim in [pid] + children(pid):
+        try:
+            os.kill(victim, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def children(pid):
@@ -274,17 +262,6 @@ def pid_alive(pid):
         return True
     except ProcessLookupError:
         return False
-
-
-class Cluster(mh.Cluster):
-    """check_multihost's Logbook processes, on the Patroni nodes' multi-host connection string."""
-
-    def __init__(self, net, work, url):
-        self.net = net
-        self.work = work
-        self.processes = {}
-        self.pgdata = work / "no-single-postgres"  # so that stop_all stops no PostgreSQL of its own
-        self.url = url
 
 
 def missing():
@@ -314,7 +291,8 @@ def main():
         cluster = None
         try:
             ha.start()
-            cluster = Cluster(net, work, ha.url)
+            # check_multihost's Logbook processes, on the Patroni nodes' multi-host string.
+            cluster = mh.Cluster(net, work, ha.url)
             return run(net, ha, cluster, work, started)
         except BaseException:
             show_logs(work)
@@ -326,7 +304,7 @@ def main():
                 except RuntimeError:
                     pass
             if cluster is not None:
-                cluster.stop_all()
+                cluster.stop_logbook()
             ha.stop()
             if os.environ.get("FAILOVER_KEEP"):
                 note(f"kept {work}")

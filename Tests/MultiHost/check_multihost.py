@@ -71,13 +71,14 @@ def pg_bin():
 class Cluster:
     """The processes of the run, each on its host, with their logs in the work directory."""
 
-    def __init__(self, net, work):
+    def __init__(self, net, work, url=None):
+        """`url`: the log's database; by default the one start_postgres makes on host db."""
         self.net = net
         self.work = work
         self.processes = {}
         self.bin = pg_bin()
         self.pgdata = work / "pg" / "data"
-        self.url = f"postgresql://postgres@{net.address('db')}:5432/logbook"
+        self.url = url or f"postgresql://postgres@{net.address('db')}:5432/logbook"
 
     def endpoint(self, host, name):
         return f"tcp://{self.net.address(host)}:{PORTS[name]}"
@@ -148,18 +149,28 @@ class Cluster:
         process.kill()
         process.wait()
 
-    def stop_all(self):
-        for process in self.processes.values():
-            process.terminate()
-        for process in self.processes.values():
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    def stop_logbook(self):
+        """Stops Logbook's processes."""
+        stop_processes(self.processes.values(), 10)
         self.processes.clear()
+
+    def stop_all(self):
+        self.stop_logbook()
         if (self.pgdata / "postmaster.pid").exists():
             self.pg_ctl("stop")
+
+
+def stop_processes(processes, seconds):
+    """SIGTERM to every process, then waits for each, killing those still there after `seconds`."""
+    processes = list(processes)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(seconds)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 class Client(threading.Thread):
