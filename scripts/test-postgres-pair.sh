@@ -15,25 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bin_dir() {
-    local dir
-    for dir in /usr/lib/postgresql/15/bin $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -rV); do
-        if [[ -x $dir/initdb && -x $dir/pg_ctl && -x $dir/pg_basebackup ]]; then
-            echo "$dir"
-            return
-        fi
-    done
-    echo "test-postgres-pair: no PostgreSQL server binaries under /usr/lib/postgresql (run scripts/install-deps.sh)" >&2
-    exit 1
-}
-
-as_owner() {
-    if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# shellcheck source=scripts/postgres-common.sh
+source scripts/postgres-common.sh
 
 # Starts the server whose data directory is $2 on the port recorded beside it ($1/$3.port).
 server_start() {

@@ -13,30 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 state=".build/test-postgres.state"
 
-bin_dir() {
-    local dir
-    for dir in /usr/lib/postgresql/15/bin $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -rV); do
-        if [[ -x $dir/initdb && -x $dir/pg_ctl ]]; then
-            echo "$dir"
-            return
-        fi
-    done
-    echo "test-postgres: no PostgreSQL server binaries under /usr/lib/postgresql (run scripts/install-deps.sh)" >&2
-    exit 1
-}
-
-# Runs a command as the postgres user when we are root, else as ourselves.
-as_owner() {
-    if [[ $(id -u) -eq 0 ]]; then
-        runuser -u postgres -- "$@"
-    else
-        "$@"
-    fi
-}
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# shellcheck source=scripts/postgres-common.sh
+source scripts/postgres-common.sh
 
 url_of() { echo "postgresql://postgres@127.0.0.1:$(cat "$1/port")/postgres"; }
 
