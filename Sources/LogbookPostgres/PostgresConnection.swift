@@ -159,6 +159,50 @@ final class PostgresConnection {
         return try check(result)
     }
 
+    /// Runs one statement like `query`, and asks the server to cancel it once `limit` has
+    /// passed without an answer; then waits for the answer the cancel brings: an error, or,
+    /// for a commit held waiting for a synchronous standby, success after a warning.
+    func query(_ sql: String, _ parameters: [String?], cancellingAfter limit: Duration) throws(PostgresError)
+        -> PostgresRows
+    {
+        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for copy in copies { free(copy) } }
+        let sent = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+            PQsendQueryParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
+        }
+        guard sent == 1 else { return try check(nil) }
+        awaitAnswer(cancellingAfter: limit)
+        // One statement gives one result; a lost connection may give an error result or none.
+        var last: OpaquePointer?
+        while let result = PQgetResult(handle) {
+            if let earlier = last { PQclear(earlier) }
+            last = result
+        }
+        return try check(last)
+    }
+
+    /// Returns once the answer to the statement sent is in (or the connection failed, which
+    /// `PQgetResult` then reports), sending a cancel request when `limit` has passed.
+    private func awaitAnswer(cancellingAfter limit: Duration) {
+        let deadline = ContinuousClock.now + limit
+        var cancelled = false
+        while PQconsumeInput(handle) == 1, PQisBusy(handle) == 1 {
+            var timeout: Int32 = -1
+            if !cancelled {
+                let remaining = deadline - .now
+                guard remaining > .zero else {
+                    PostgresCancelRequest(handle)?.send()
+                    cancelled = true
+                    continue
+                }
+                let (seconds, attoseconds) = remaining.components
+                timeout = Int32(clamping: seconds * 1_000 + attoseconds / 1_000_000_000_000_000 + 1)
+            }
+            var socket = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            if poll(&socket, 1, timeout) < 0, errno != EINTR { return }
+        }
+    }
+
     /// The rows of a successful result; the error of a failed one.
     private func check(_ result: OpaquePointer?) throws(PostgresError) -> PostgresRows {
         guard let result else {

@@ -14,6 +14,8 @@ import Synchronization
 ///   the second waits for the first to commit and answers its record (`.duplicate`);
 /// - the database itself refuses to change or remove events and command records, and
 ///   refuses, from any writer, an insert that would leave a hole (`PostgresSchema.holeChecks`);
+/// - an append not answered within its patience (no synchronous standby acknowledges its
+///   commit) is cancelled and fails with `.unavailable`, its outcome unknown;
 /// - what `read`, `visitEvents` and `headPosition` return is on every synchronous standby
 ///   (`PostgresStandbyFence`), so what the feed and `ReadLog` serve survives a failover.
 ///
@@ -29,11 +31,23 @@ public final class PostgresEventStore: EventStore {
     private let connectionString: String
     private let connection: Mutex<PostgresConnection?>
     private let evolution: EventEvolution
+    private let commitPatience: Duration
+
+    /// How long an append waits for its answer before asking the server to cancel it: far
+    /// longer than any append takes while the synchronous standbys keep up, so it ends only
+    /// the waits of a commit no standby acknowledges (all of them down, with strict
+    /// synchronous mode). Such a commit returns with a warning and is answered `.unavailable`.
+    public static let defaultCommitPatience = Duration.seconds(10)
 
     /// Opens (creating or migrating if needed) the log in the database `connectionString`
     /// names: a `postgresql://user@host:port/database` URI or `key=value` pairs, as libpq reads them.
-    public init(connectionString: String, evolution: EventEvolution = .standard) throws(EventStoreError) {
+    /// An append not answered within `commitPatience` is cancelled (`defaultCommitPatience`).
+    public init(
+        connectionString: String, evolution: EventEvolution = .standard,
+        commitPatience: Duration = PostgresEventStore.defaultCommitPatience
+    ) throws(EventStoreError) {
         if let problem = PostgresConnection.malformation(of: connectionString) { throw .invalidRequest(problem) }
+        self.commitPatience = commitPatience
         let target = PostgresConnection.target(of: connectionString)
         self.target = target
         self.connectionString = connectionString
@@ -121,11 +135,11 @@ public final class PostgresEventStore: EventStore {
         if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
         guard !batch.isEmpty else { return [] }
         let parameter = PostgresParameters.batch(batch, evolution: evolution)
-        return try withConnection { [evolution, target] db in
+        return try withConnection { [evolution, target, commitPatience] db in
             let warnings = db.warningCount
             let rows = try db.query(
                 "SELECT ordinal, outcome, at_position, detail, actual, versions FROM logbook_append($1::jsonb)",
-                [parameter])
+                [parameter], cancellingAfter: commitPatience)
             // A commit whose wait for the synchronous standby was cancelled returns after a
             // warning, committed on the primary alone: not to be acknowledged, since a
             // failover may take it back. Its commands are sent again, and answered once safe.

@@ -179,6 +179,47 @@ struct PostgresStandbyFenceTests {
         #expect(record.events.map(\.position) == [2])
     }
 
+    @Test("an append no standby acknowledges is answered unavailable once its patience runs out")
+    func appendWithNoStandbyEnds() throws {
+        let pair = try Pair()
+        let writer = try PostgresEventStore(connectionString: pair.url, commitPatience: .milliseconds(500))
+        _ = try writer.append([Requests.simple("c1", stream: "a-1")])
+        try pair.run("stop-standby")
+        // Without the patience the commit waits for the standby for ever: give it far longer.
+        let outcome = Mutex<Result<[AppendResult], EventStoreError>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            let result = Result { () throws(EventStoreError) in
+                try writer.append([Requests.simple("c2", stream: "a-1")])
+            }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }.start()
+        guard finished.wait(timeout: .now() + 120) == .success, let result = outcome.withLock({ $0 }) else {
+            Issue.record("the append still waited for the standby after two minutes")
+            try pair.run("start-standby")
+            finished.wait()
+            return
+        }
+        guard case .failure(.unavailable(let message, _)) = result else {
+            Issue.record("a commit no standby acknowledged must not be acknowledged, got \(result)")
+            return
+        }
+        #expect(message.contains("warned"))
+        let primary = try RawPostgres(pair.admin(pair.primaryPort, database: "logbook"))
+        #expect(try primary.run("SELECT count(*) FROM events") == [["2"]], "committed on the primary alone")
+        try pair.run("start-standby")
+        var retried: [AppendResult] = []
+        for _ in 0..<100 where retried.isEmpty {
+            retried = (try? writer.append([Requests.simple("c2", stream: "a-1")])) ?? []
+        }
+        guard case .duplicate(.appended(let record))? = retried.first else {
+            Issue.record("the retry should be answered from the record, got \(retried)")
+            return
+        }
+        #expect(record.events.map(\.position) == [2])
+    }
+
     @Test("a read held back by a standby that is down returns once the standby has caught up")
     func readsResumeWhenTheStandbyCatchesUp() throws {
         let pair = try Pair()
