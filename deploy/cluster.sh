@@ -169,6 +169,8 @@ start_patroni() {
     fi
     as_postgres "$postgres_bin/psql" -h 127.0.0.1 -p "$(ha_pg_port "$leader")" -U postgres -q -c "CREATE DATABASE logbook"
     export LOGBOOK_STORE="postgresql://postgres@$hosts/logbook?target_session_attrs=read-write&connect_timeout=2"
+    # A node may not have replayed the new database yet: wait for it rather than exit.
+    export LOGBOOK_STORE_WAIT=60
 }
 
 # The node (1-3) whose Patroni answers as the leader (primary), and one answering as a

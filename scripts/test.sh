@@ -76,3 +76,9 @@ LOGBOOK_BIN=.build/debug/logbook python3 examples/python/check_example.py --curv
 # Separate hosts (network namespaces): PostgreSQL, two workers, a feed, two query processes and
 # clients, under load with a worker killed and PostgreSQL restarted (skipped, saying why, without root).
 LOGBOOK_BIN=.build/debug/logbook python3 Tests/MultiHost/check_multihost.py
+# Three Patroni-managed PostgreSQL nodes and etcd on hosts of their own, two workers, a feed,
+# two query processes, clients and a subscriber: six failovers of the primary under load
+# (kill -9 of its PostgreSQL, of its Patroni and PostgreSQL, its links cut), each healed;
+# then every acknowledged command once, no hole, the subscriber's events the log's (about
+# three minutes; skipped, saying why, without root or without Patroni and etcd).
+LOGBOOK_BIN=.build/debug/logbook python3 Tests/Failover/check_failover.py

@@ -14,63 +14,11 @@ import Testing
     "PostgreSQL reads wait for the synchronous standby",
     .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipReason)))
 struct PostgresStandbyFenceTests {
-    /// A primary and its synchronous standby of this test's own, removed at the end.
-    final class Pair {
-        let directory: String
-        let primaryPort: String
-        let standbyPort: String
-
-        init() throws {
-            let words = try Self.script(["start"]).split(separator: " ").map(String.init)
-            guard words.count == 3 else { throw PostgresTestError("test-postgres-pair.sh start printed \(words)") }
-            (directory, primaryPort, standbyPort) = (words[0], words[1], words[2])
-            try RawPostgres(admin(primaryPort)).run("CREATE DATABASE logbook")
-        }
-
-        deinit { _ = try? Self.script(["remove", directory]) }
-
-        func run(_ action: String) throws { _ = try Self.script([action, directory]) }
-
-        /// The log's database on either server, whichever is the primary now.
-        var url: String {
-            "postgresql://postgres@127.0.0.1:\(primaryPort),127.0.0.1:\(standbyPort)/logbook"
-                + "?target_session_attrs=read-write&connect_timeout=5"
-        }
-
-        func admin(_ port: String, database: String = "postgres") -> String {
-            "postgresql://postgres@127.0.0.1:\(port)/\(database)"
-        }
-
-        /// Runs the pair script through `popen` (Foundation's `waitUntilExit` was seen to
-        /// spin on a child already gone); answers what it printed, or throws what it said.
-        private static func script(_ arguments: [String]) throws -> String {
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent()
-            let command =
-                ([root.appendingPathComponent("scripts/test-postgres-pair.sh").path] + arguments)
-                .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ") + " 2>&1"
-            guard let pipe = popen(command, "r") else { throw PostgresTestError("cannot run \(command)") }
-            var output: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4_096)
-            while true {
-                let count = fread(&buffer, 1, buffer.count, pipe)
-                guard count > 0 else { break }
-                output += buffer[..<count]
-            }
-            let status = pclose(pipe)
-            let text = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard status == 0 else {
-                throw PostgresTestError("test-postgres-pair.sh \(arguments.joined(separator: " ")): \(text)")
-            }
-            return text
-        }
-    }
-
     /// Appends `commandId` while the standby is down, and terminates the append's backend
     /// while it waits for the standby: committed on the primary, on no standby. Answers
     /// what the append returned.
     private static func appendCutShort(
-        _ commandId: String, _ store: PostgresEventStore, _ pair: Pair, by cut: String = "pg_terminate_backend"
+        _ commandId: String, _ store: PostgresEventStore, _ pair: PostgresPair, by cut: String = "pg_terminate_backend"
     ) throws -> Result<[AppendResult], EventStoreError> {
         try pair.run("stop-standby")
         let outcome = Mutex<Result<[AppendResult], EventStoreError>?>(nil)
@@ -100,7 +48,7 @@ struct PostgresStandbyFenceTests {
 
     @Test("an event the primary shows but no standby has is never read, and is gone after the failover")
     func unreplicatedEventsAreNeverRead() throws {
-        let pair = try Pair()
+        let pair = try PostgresPair()
         let writer = try PostgresEventStore(connectionString: pair.url)
         let reader = try PostgresEventStore(connectionString: pair.url)
         // Every event any read returned, by position: a subscriber's view of the log.
@@ -154,7 +102,7 @@ struct PostgresStandbyFenceTests {
 
     @Test("a commit whose wait for the standby is cancelled is not acknowledged; its retry is, once the standby has it")
     func cancelledWaitIsNotAcknowledged() throws {
-        let pair = try Pair()
+        let pair = try PostgresPair()
         let writer = try PostgresEventStore(connectionString: pair.url)
         _ = try writer.append([Requests.simple("c1", stream: "a-1")])
         // A cancel, unlike a terminated backend, lets the commit return success, with a warning.
@@ -181,7 +129,7 @@ struct PostgresStandbyFenceTests {
 
     @Test("an append no standby acknowledges is answered unavailable once its patience runs out")
     func appendWithNoStandbyEnds() throws {
-        let pair = try Pair()
+        let pair = try PostgresPair()
         let writer = try PostgresEventStore(connectionString: pair.url, commitPatience: .milliseconds(500))
         _ = try writer.append([Requests.simple("c1", stream: "a-1")])
         try pair.run("stop-standby")
@@ -222,7 +170,7 @@ struct PostgresStandbyFenceTests {
 
     @Test("a read held back by a standby that is down returns once the standby has caught up")
     func readsResumeWhenTheStandbyCatchesUp() throws {
-        let pair = try Pair()
+        let pair = try PostgresPair()
         let writer = try PostgresEventStore(connectionString: pair.url)
         let reader = try PostgresEventStore(connectionString: pair.url)
         _ = try writer.append([Requests.simple("c1", stream: "a-1")])

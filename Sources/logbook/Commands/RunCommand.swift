@@ -233,7 +233,11 @@ extension RunCommand {
                 open = { () throws(GroupStoreError) -> any GroupStore in
                     try PostgresGroupStore(url: connectionString)
                 }
-                description = try PostgresGroupStore(url: connectionString).target
+                description = try configuration.storage.wait.retrying(
+                    "group store", diagnostics: diagnostics, redacting: connectionString
+                ) { () throws(GroupStoreError) in
+                    try PostgresGroupStore(url: connectionString).target
+                }
             }
         } catch {
             throw .unavailable(error.description)

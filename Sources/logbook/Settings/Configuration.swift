@@ -15,7 +15,7 @@ struct Configuration {
         .serverKey,
     ]
     /// The settings of the event log's storage, which only `run` takes (see `StorageSettings`).
-    static let storageSettings: [OptionSpec] = [.store, .readStore, .hints, .masterKey]
+    static let storageSettings: [OptionSpec] = [.store, .readStore, .storeWait, .hints, .masterKey]
     /// Where a process serves its metrics, which only `run` and `up` take.
     static let metricsSettings: [OptionSpec] = [.metrics]
     /// How a query process follows the feed, which only `run` takes.
@@ -186,6 +186,11 @@ extension OptionSpec {
     static let readStore = OptionSpec.option(
         "read-store", "URL", "a streaming replica of --store that run feed reads the log from (default: --store)",
         environment: "LOGBOOK_READ_STORE")
+    static let storeWait = OptionSpec.option(
+        "store-wait", "S",
+        "on PostgreSQL: how long run waits at its start for a store it cannot reach (no server, no primary "
+            + "yet), trying again; 0 stops at once with exit status 3",
+        default: "0", environment: "LOGBOOK_STORE_WAIT")
     static let hints = OptionSpec.option(
         "hints", "EP[,EP…]", "on PostgreSQL: where run feed takes commit hints; run worker sends them to each",
         default: "tcp://127.0.0.1:5559", environment: "LOGBOOK_HINTS")

@@ -1,9 +1,9 @@
 import Foundation
 import LogbookCommandLine
 
-/// Where the event log is kept, from `--store`, `--read-store` and `--hints` (flag, else
-/// environment, else default), which only `run` declares: every other command, and `up`'s
-/// children unless told otherwise, keep the log in SQLite.
+/// Where the event log is kept, from `--store`, `--read-store`, `--store-wait` and `--hints`
+/// (flag, else environment, else default), which only `run` declares: every other command,
+/// and `up`'s children unless told otherwise, keep the log in SQLite.
 struct StorageSettings {
     /// One event log.
     enum Location: Equatable {
@@ -18,6 +18,8 @@ struct StorageSettings {
     let readStore: String?
     /// The hints endpoints: the one `run feed` binds, those `run worker` sends to.
     let hints: [String]
+    /// How long `run` waits for a PostgreSQL store it cannot reach at its start.
+    let wait: StoreWait
 
     init(arguments: Arguments, environment: [String: String]) throws(CLIError) {
         func setting(_ option: OptionSpec) -> String? {
@@ -29,6 +31,11 @@ struct StorageSettings {
         case .sqlite?: throw .usage("--read-store must be a postgresql:// connection string")
         case nil: readStore = nil
         }
+        let waitText = setting(.storeWait) ?? "0"
+        guard let seconds = Int(waitText), (0...86_400).contains(seconds) else {
+            throw .usage("\(OptionSpec.storeWait.flag) must be a whole number of seconds from 0 to 86400")
+        }
+        wait = StoreWait(seconds: seconds)
         hints = (setting(.hints) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
             !$0.isEmpty
         }

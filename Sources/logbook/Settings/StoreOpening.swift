@@ -7,8 +7,9 @@ import LogbookServer
 /// How `run` opens the event log: once on the main thread first, so that a log that cannot
 /// be used (a malformed connection string, an unreachable server, a failed login, another
 /// program's database, a newer schema, a foreign file) stops the start with one line on
-/// stderr and exit status 3 before any socket is bound or anything is written; then an
-/// opener that each server thread calls for its own connection.
+/// stderr and exit status 3 before any socket is bound or anything is written (a PostgreSQL
+/// log that is unavailable is first waited for, as `--store-wait` says); then an opener that
+/// each server thread calls for its own connection.
 struct StoreOpening {
     /// A worker's connections: on SQLite a writer that commits with deferred syncs and
     /// readers that stop at what its flushes made durable (one `SQLiteDurableHorizon`).
@@ -65,7 +66,11 @@ struct StoreOpening {
             description = path
         case .postgres(let connectionString):
             do {
-                description = try PostgresEventStore(connectionString: connectionString, evolution: .standard).target
+                description = try configuration.storage.wait.retrying(
+                    "event log", diagnostics: diagnostics, redacting: connectionString
+                ) { () throws(EventStoreError) in
+                    try PostgresEventStore(connectionString: connectionString, evolution: .standard).target
+                }
             } catch {
                 // A malformed string is refused before any connection: say so, not "invalid append request".
                 let message = if case .invalidRequest(let problem) = error { problem } else { error.description }
