@@ -171,7 +171,7 @@ struct BadInputTests {
     /// Sends each case on its own socket (a refused message never poisons the next) and
     /// checks the refusal; returns the number of refusals checked.
     static func check(_ cases: [Case], at endpoint: String) async throws -> Int {
-        let replies = try await onOwnThread { () throws -> [RawReply] in
+        let replies = try await offThePool { () throws -> [RawReply] in
             let context = try ZMQContext()
             var replies: [RawReply] = []
             for item in cases {
@@ -331,7 +331,7 @@ struct BadInputTests {
         let (cluster, head) = try await Self.seeded()
         let commands = cluster.commands
         let vanishing = Task {
-            try await onOwnThread {
+            try await offThePool {
                 let context = try ZMQContext()
                 for index in 0..<200 {
                     let socket = try ZMQSocket(context, .dealer)

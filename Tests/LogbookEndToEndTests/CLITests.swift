@@ -3,6 +3,7 @@ import Glibc
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookTestSupport
 import LogbookZMQ
 import Testing
 
@@ -150,7 +151,7 @@ struct CLITests {
         let oldGeneration = try #require(before["generation"]?.intValue)
 
         let endpoint = cluster.queries
-        let replies = try await onOwnThread { () throws -> [RawReply] in
+        let replies = try await offThePool { () throws -> [RawReply] in
             let context = try ZMQContext()
             let connection = try RawConnection(context, .dealer, to: endpoint)
             try connection.send([[], bytes(#"{"id":"r1","type":"Rebuild"}"#)])

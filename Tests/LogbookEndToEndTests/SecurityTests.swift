@@ -3,6 +3,7 @@ import Glibc
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookTestSupport
 import LogbookWire
 import LogbookZMQ
 import Testing
@@ -22,7 +23,7 @@ struct SecurityTests {
         let writer = try #require(clients["writer"])
         let watcher = try #require(clients["watcher"])
         let endpoints = cluster.endpoints
-        let outcome = try await onOwnThread("e2e-unknown-keys") { () throws -> UnknownKeyOutcome in
+        let outcome = try await offThePool("e2e-unknown-keys") { () throws -> UnknownKeyOutcome in
             let context = try ZMQContext()
             let adminSocket = try TestSocket(context, .dealer, endpoints.commands.endpoints[0], admin)
             let writerSocket = try TestSocket(context, .dealer, endpoints.commands.endpoints[0], writer)
@@ -142,7 +143,7 @@ struct SecurityTests {
         let endpoints = cluster.endpoints
         let writerKeys = try #require(writer.security)
         let readerKeys = try #require(reader.security)
-        let (plainMessages, writerFeed, readerFeed) = try await onOwnThread("e2e-plain") {
+        let (plainMessages, writerFeed, readerFeed) = try await offThePool("e2e-plain") {
             () throws -> (Int, Int, Int) in
             let context = try ZMQContext()
             let plain = try [endpoints.commands.endpoints[0], endpoints.queries, endpoints.log].map {
@@ -183,7 +184,7 @@ struct SecurityTests {
         let rebinds: @Sendable () -> Int = {
             cluster.stderr(of: "worker").components(separatedBy: "feed socket bound anew").count - 1
         }
-        let outcome = try await onOwnThread("e2e-revocation") { () throws -> RevocationOutcome in
+        let outcome = try await offThePool("e2e-revocation") { () throws -> RevocationOutcome in
             let context = try ZMQContext()
             let keptLog = try TestSocket(context, .dealer, endpoints.log, kept)
             let revokedLog = try TestSocket(context, .dealer, endpoints.log, revoked)

@@ -13,7 +13,7 @@ import Testing
 struct StoreWaitTests {
     @Test("a worker started while no host accepts writes waits, says why, and serves once a primary is there")
     func workerWaitsForAPrimary() async throws {
-        let pair = try PostgresPair()
+        let pair = try await offThePool { try PostgresPair() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-wait-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -47,7 +47,7 @@ struct StoreWaitTests {
         #expect(!log().contains("worker started"))
         #expect(log().contains("reason="), "the reason is given: \(log())")
 
-        try pair.run("promote-standby")
+        try await offThePool { try pair.run("promote-standby") }
         let started = await eventually { !worker.isRunning || log().contains("msg=\"worker started\"") }
         #expect(started && worker.isRunning, "the worker should start once a primary is there: \(log())")
         let sent = try await runLogbook([
@@ -55,8 +55,8 @@ struct StoreWaitTests {
             "--commands", ports[0],
         ])
         #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
-        let promoted = try RawPostgres(pair.admin(pair.standbyPort, database: "logbook"))
-        #expect(try promoted.run("SELECT count(*) FROM events") == [["1"]])
+        let promoted = pair.admin(pair.standbyPort, database: "logbook")
+        #expect(try await offThePool { try RawPostgres(promoted).run("SELECT count(*) FROM events") } == [["1"]])
     }
 
     @Test("with the wait spent, run stops with exit status 3 after saying why it waited")

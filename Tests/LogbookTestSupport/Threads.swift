@@ -28,3 +28,18 @@ public final class ErrorBox: Sendable {
 
     public var all: [any Error] { errors.withLock { $0 } }
 }
+
+/// Runs blocking work (a server started or stopped, a store's call, a wait on another
+/// process) on a thread of its own and awaits its value, so that it never holds one of
+/// Swift concurrency's pool threads (two on a two-core machine), which every async test
+/// running meanwhile needs to go on. Expectations stay in the awaiting test.
+/// Sockets the body uses must be made inside it: the thread is their only one.
+public func offThePool<T: Sendable>(
+    _ name: String = "test-blocking", _ body: @escaping @Sendable () throws -> T
+) async throws -> T {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.name = name
+        thread.start()
+    }
+}

@@ -6,24 +6,14 @@ import LogbookZMQ
 import Synchronization
 import Testing
 
-/// Runs blocking work (raw libzmq sockets, child processes) on a thread of its own, never on
-/// Swift's cooperative pool (two threads on a two-core machine), and awaits its result.
-/// Sockets the body uses must be made inside it: it is their only thread.
-func onOwnThread<T: Sendable>(_ name: String = "e2e-blocking", _ body: @escaping @Sendable () throws -> T)
-    async throws -> T
-{
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-        _ = OwnedThread(name: name) {
-            continuation.resume(with: Result { try body() })
-        }
-    }
-}
-
 /// The upper bound of a wait for something that must happen (a process starting or ending, a
 /// line printed, a position reached): far beyond what it takes on a loaded machine, so that
 /// only a broken property runs it out, never a slow machine. Every wait ends as soon as what
 /// it waits for happens, so a passing test never waits this long.
 let patience: Duration = .seconds(120)
+
+/// How many times `answersStatus` asks: with its doubling timeouts, about four minutes.
+let statusAttempts = 35
 
 /// The longest a query may wait for its `minPosition` (the wire's largest `timeoutMs`), used
 /// where a test waits for the read models to reach a position.
@@ -68,19 +58,20 @@ func bothAnswer(_ cluster: ServiceCluster) async -> Bool {
     return await answersStatus(cluster, .queries)
 }
 
-/// Asks `server` at `cluster`'s endpoints for its `Status` until it answers, for at most
-/// `patience`, and returns whether it did; `stillWorthIt` is checked before each attempt (a
-/// process that ended will never answer). Each attempt is made on a fresh client whose timeout
-/// doubles, from a quarter of a second to eight: a fixed short one might never be met on a
-/// loaded machine, where connecting alone can take longer.
+/// Asks `server` at `cluster`'s endpoints for its `Status` until it answers, at most
+/// `statusAttempts` times, and returns whether it did; `stillWorthIt` is checked before each
+/// attempt (a process that ended will never answer). Each attempt is made on a fresh client
+/// whose timeout doubles, from a quarter of a second to eight: a fixed short one might never
+/// be met on a loaded machine, where connecting alone can take longer. Attempts are counted,
+/// not a deadline kept: a test whose task waited long for a thread (the pool busy with other
+/// tests' work) still gets its attempts once it runs.
 func answersStatus(
     _ cluster: ServiceCluster, _ server: ServerEndpoint, at endpoints: ClientEndpoints? = nil,
     stillWorthIt: () -> Bool = { true }
 ) async -> Bool {
-    let deadline = ContinuousClock.now + patience
     var attemptTimeout: Duration = .milliseconds(250)
-    while ContinuousClock.now < deadline, stillWorthIt() {
-        guard
+    for _ in 0..<statusAttempts {
+        guard stillWorthIt(),
             let client = try? LogbookClient(
                 endpoints: endpoints ?? cluster.endpoints, timeout: attemptTimeout, attempts: 1,
                 security: cluster.clientKeys)

@@ -3,6 +3,7 @@ import Glibc
 import LogbookApplication
 import LogbookClient
 import LogbookJSON
+import LogbookTestSupport
 import LogbookZMQ
 import Testing
 
@@ -18,7 +19,7 @@ func runLogbook(
     _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
     executable: URL = ServiceCluster.binary
 ) async throws -> CLIResult {
-    try await onOwnThread("e2e-cli") {
+    try await offThePool("e2e-cli") {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

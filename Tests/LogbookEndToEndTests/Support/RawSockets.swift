@@ -3,7 +3,7 @@ import LogbookZMQ
 import Testing
 
 /// A raw DEALER or REQ connection to one server, for sending frames the client library never
-/// would. Not `Sendable`: make it and use it on one thread (inside `onOwnThread`). It
+/// would. Not `Sendable`: make it and use it on one thread (inside `offThePool`). It
 /// records no issues itself (a thread of its own has no test to attribute them to): it
 /// returns what came, for the test to judge.
 struct RawConnection: ~Copyable {

@@ -2,7 +2,7 @@ import LogbookJSON
 import LogbookZMQ
 
 /// A socket of a secure-bus test, in a class so a test can hold many (an array cannot hold
-/// a non-copyable socket). Made and used on one thread (inside `onOwnThread`).
+/// a non-copyable socket). Made and used on one thread (inside `offThePool`).
 final class TestSocket {
     let socket: ZMQSocket
 
