@@ -17,7 +17,8 @@ import Synchronization
 /// - an append not answered within its patience (no synchronous standby acknowledges its
 ///   commit) is cancelled and fails with `.unavailable`, its outcome unknown;
 /// - what `read`, `visitEvents` and `headPosition` return is on every synchronous standby
-///   (`PostgresStandbyFence`), so what the feed and `ReadLog` serve survives a failover.
+///   (`PostgresStandbyFence`), so what the feed and `ReadLog` serve survives a failover; on a
+///   store that reads a streaming replica, those of the primary it names.
 ///
 /// Opening creates or migrates the schema, and refuses a malformed connection string, an
 /// unreachable server, a failed login, another program's database and a newer schema with
@@ -32,6 +33,8 @@ public final class PostgresEventStore: EventStore {
     private let connection: Mutex<PostgresConnection?>
     private let evolution: EventEvolution
     private let commitPatience: Duration
+    /// The primary whose synchronous standbys reads wait for, when this store reads a replica.
+    private let primary: PostgresPrimaryLink?
 
     /// How long an append waits for its answer before asking the server to cancel it: far
     /// longer than any append takes while the synchronous standbys keep up, so it ends only
@@ -42,12 +45,17 @@ public final class PostgresEventStore: EventStore {
     /// Opens (creating or migrating if needed) the log in the database `connectionString`
     /// names: a `postgresql://user@host:port/database` URI or `key=value` pairs, as libpq reads them.
     /// An append not answered within `commitPatience` is cancelled (`defaultCommitPatience`).
+    /// With `primary` (its connection string) the database may be a streaming replica of that
+    /// primary, read from (`--read-store`): reads wait for the primary's synchronous standbys.
     public init(
         connectionString: String, evolution: EventEvolution = .standard,
-        commitPatience: Duration = PostgresEventStore.defaultCommitPatience
+        commitPatience: Duration = PostgresEventStore.defaultCommitPatience, primary: String? = nil
     ) throws(EventStoreError) {
         if let problem = PostgresConnection.malformation(of: connectionString) { throw .invalidRequest(problem) }
         self.commitPatience = commitPatience
+        self.primary = try primary.map { connectionString throws(EventStoreError) in
+            try PostgresPrimaryLink(connectionString: connectionString)
+        }
         let target = PostgresConnection.target(of: connectionString)
         self.target = target
         self.connectionString = connectionString
@@ -330,7 +338,7 @@ public final class PostgresEventStore: EventStore {
     public func visitEvents(
         fromPosition: Int64, limit: Int, categories: Set<String>?, _ body: (StoredEventBytes) -> Bool
     ) throws(EventStoreError) {
-        try withConnection { [evolution, target] db in
+        try withConnection { [evolution, target, primary] db in
             let limit = String(max(limit, 0))
             let rows: PostgresRows
             if let categories {
@@ -343,15 +351,15 @@ public final class PostgresEventStore: EventStore {
                     "SELECT \(Self.columns) FROM events WHERE position >= $1::bigint ORDER BY position LIMIT $2::bigint",
                     [String(fromPosition), limit])
             }
-            try PostgresStandbyFence.wait(db, target: target)
+            try PostgresStandbyFence.wait(db, primary: primary, target: target)
             try Self.visitRows(rows, from: 0, evolution, body)
         }
     }
 
     public func headPosition() throws(EventStoreError) -> Int64 {
-        try withConnection { [target] db in
+        try withConnection { [target, primary] db in
             let head = try db.query("SELECT position FROM log_head").int64(0, 0)
-            try PostgresStandbyFence.wait(db, target: target)
+            try PostgresStandbyFence.wait(db, primary: primary, target: target)
             return head
         }
     }

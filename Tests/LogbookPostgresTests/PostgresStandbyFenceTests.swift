@@ -9,7 +9,9 @@ import Testing
 /// synchronous standby (`scripts/test-postgres-pair.sh`), an append whose wait for the
 /// standby is cut short (its backend terminated while the standby is down), so its events
 /// are visible on the primary and nowhere else; then the primary lost and the standby
-/// promoted, as a failover manager in synchronous mode does.
+/// promoted, as a failover manager in synchronous mode does. Every blocking step (servers,
+/// the stores' calls) runs off Swift concurrency's pool (`offThePool`), which the other
+/// tests running meanwhile need.
 @Suite(
     "PostgreSQL reads wait for the synchronous standby",
     .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipReason)))
@@ -19,80 +21,145 @@ struct PostgresStandbyFenceTests {
     /// what the append returned.
     private static func appendCutShort(
         _ commandId: String, _ store: PostgresEventStore, _ pair: PostgresPair, by cut: String = "pg_terminate_backend"
-    ) throws -> Result<[AppendResult], EventStoreError> {
-        try pair.run("stop-standby")
-        let outcome = Mutex<Result<[AppendResult], EventStoreError>?>(nil)
-        let finished = DispatchSemaphore(value: 0)
-        Thread {
-            let result = Result { () throws(EventStoreError) in
-                try store.append([Requests.simple(commandId, stream: "a-1")])
+    ) async throws -> Result<[AppendResult], EventStoreError> {
+        try await offThePool {
+            try pair.run("stop-standby")
+            let outcome = Mutex<Result<[AppendResult], EventStoreError>?>(nil)
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                let result = Result { () throws(EventStoreError) in
+                    try store.append([Requests.simple(commandId, stream: "a-1")])
+                }
+                outcome.withLock { $0 = result }
+                finished.signal()
+            }.start()
+            let admin = try RawPostgres(pair.admin(pair.primaryPort))
+            let waiting = "SELECT pid FROM pg_stat_activity WHERE datname = 'logbook' AND wait_event = 'SyncRep'"
+            var backends: [[String]] = []
+            for _ in 0..<2_000 where backends.isEmpty {
+                backends = try admin.run(waiting)
+                if backends.isEmpty { usleep(10_000) }
             }
-            outcome.withLock { $0 = result }
-            finished.signal()
-        }.start()
-        let admin = try RawPostgres(pair.admin(pair.primaryPort))
-        let waiting = "SELECT pid FROM pg_stat_activity WHERE datname = 'logbook' AND wait_event = 'SyncRep'"
-        var backends: [[String]] = []
-        for _ in 0..<2_000 where backends.isEmpty {
-            backends = try admin.run(waiting)
-            if backends.isEmpty { usleep(10_000) }
+            guard let backend = backends.first?.first else {
+                throw PostgresTestError("the append never waited for the standby")
+            }
+            try admin.run(
+                cut == "pg_terminate_backend" ? "SELECT \(cut)(\(backend), 10000)" : "SELECT \(cut)(\(backend))")
+            finished.wait()
+            guard let result = outcome.withLock({ $0 }) else { throw PostgresTestError("the append did not finish") }
+            return result
         }
-        guard let backend = backends.first?.first else {
-            throw PostgresTestError("the append never waited for the standby")
+    }
+
+    /// `sql`'s rows on the server `url` names.
+    private static func rows(_ url: String, _ sql: String) async throws -> [[String]] {
+        try await offThePool { try RawPostgres(url).run(sql) }
+    }
+
+    /// A store reading the pair's standby as a replica of the primary (`--read-store`), opened
+    /// once the standby has replayed the log's schema, which a store on the primary made.
+    private static func replicaReader(_ pair: PostgresPair) async throws -> PostgresEventStore {
+        try await offThePool {
+            let url = pair.admin(pair.standbyPort, database: "logbook")
+            for _ in 1..<300 {
+                if let store = try? PostgresEventStore(connectionString: url, primary: pair.url) { return store }
+                usleep(100_000)
+            }
+            return try PostgresEventStore(connectionString: url, primary: pair.url)
         }
-        try admin.run(cut == "pg_terminate_backend" ? "SELECT \(cut)(\(backend), 10000)" : "SELECT \(cut)(\(backend))")
-        finished.wait()
-        guard let result = outcome.withLock({ $0 }) else { throw PostgresTestError("the append did not finish") }
-        return result
+    }
+
+    /// Runs `alter` (an `ALTER SYSTEM`, which runs alone) on the server `url` names, and has
+    /// the server reload its configuration.
+    private static func configure(_ url: String, _ alter: String) async throws {
+        try await offThePool {
+            let server = try RawPostgres(url)
+            _ = try server.run(alter)
+            _ = try server.run("SELECT pg_reload_conf()")
+        }
+    }
+
+    /// The events `store` reads from position 1, or why it refused.
+    private static func read(_ store: PostgresEventStore) async throws -> [RecordedEvent] {
+        try await offThePool { try store.read(fromPosition: 1, limit: 100, categories: nil) }
+    }
+
+    /// Appends `commandId` to stream a-1 through `store`, answering what the append returned.
+    private static func append(_ commandId: String, _ store: PostgresEventStore) async throws -> [AppendResult] {
+        try await offThePool { try store.append([Requests.simple(commandId, stream: "a-1")]) }
+    }
+
+    /// Appends `commandId` again until the store answers (a new primary may still be
+    /// starting, a standby catching up), at most `tries` times.
+    private static func appendUntilAnswered(
+        _ commandId: String, _ store: PostgresEventStore, tries: Int = 100
+    ) async throws -> [AppendResult] {
+        try await offThePool {
+            for _ in 1..<tries {
+                if let results = try? store.append([Requests.simple(commandId, stream: "a-1")]) { return results }
+                usleep(100_000)
+            }
+            return try store.append([Requests.simple(commandId, stream: "a-1")])
+        }
+    }
+
+    /// Reads through `store` until it answers (a standby catching up), at most `tries` times.
+    private static func readUntilAnswered(_ store: PostgresEventStore, tries: Int = 100) async throws
+        -> [RecordedEvent]
+    {
+        try await offThePool {
+            for _ in 1..<tries {
+                if let events = try? store.read(fromPosition: 1, limit: 100, categories: nil), !events.isEmpty {
+                    return events
+                }
+                usleep(100_000)
+            }
+            return try store.read(fromPosition: 1, limit: 100, categories: nil)
+        }
     }
 
     @Test("an event the primary shows but no standby has is never read, and is gone after the failover")
-    func unreplicatedEventsAreNeverRead() throws {
-        let pair = try PostgresPair()
-        let writer = try PostgresEventStore(connectionString: pair.url)
-        let reader = try PostgresEventStore(connectionString: pair.url)
+    func unreplicatedEventsAreNeverRead() async throws {
+        let pair = try await offThePool { try PostgresPair() }
+        let writer = try await offThePool { try PostgresEventStore(connectionString: pair.url) }
+        let reader = try await offThePool { try PostgresEventStore(connectionString: pair.url) }
         // Every event any read returned, by position: a subscriber's view of the log.
         var seen: [Int64: String] = [:]
-        func read() throws(EventStoreError) {
-            for event in try reader.read(fromPosition: 1, limit: 100, categories: nil) {
+        func note(_ events: [RecordedEvent]) {
+            for event in events {
                 #expect(seen[event.position] == nil || seen[event.position] == event.eventId)
                 seen[event.position] = event.eventId
             }
         }
 
-        _ = try writer.append([Requests.simple("c1", stream: "a-1")])
-        try read()
+        _ = try await Self.append("c1", writer)
+        note(try await Self.read(reader))
         #expect(seen.count == 1)
 
-        guard case .failure(.unavailable) = try Self.appendCutShort("c2", writer, pair) else {
+        guard case .failure(.unavailable) = try await Self.appendCutShort("c2", writer, pair) else {
             Issue.record("an append whose connection died while it waited should be unavailable")
             return
         }
         // The danger: the primary shows the event to anyone who reads it there.
-        let primary = try RawPostgres(pair.admin(pair.primaryPort, database: "logbook"))
-        let visible = try primary.run("SELECT position, event_id FROM events ORDER BY position")
+        let primary = pair.admin(pair.primaryPort, database: "logbook")
+        let visible = try await Self.rows(primary, "SELECT position, event_id FROM events ORDER BY position")
         #expect(visible.count == 2, "the cut-short commit is visible on the primary")
         let doomed = visible.last?[1]
         // The store's reads wait for the standby, which never gets it, and fail.
-        #expect(throws: EventStoreError.self) { try read() }
-        #expect(throws: EventStoreError.self) { try reader.headPosition() }
+        await #expect(throws: EventStoreError.self) { note(try await Self.read(reader)) }
+        await #expect(throws: EventStoreError.self) { try await offThePool { try reader.headPosition() } }
 
         // The primary is lost with it; the standby is promoted.
-        try pair.run("kill-primary")
-        try pair.run("promote-standby")
-        var committed: [AppendResult] = []
-        for _ in 0..<50 where committed.first?.committed == nil {
-            do {
-                committed = try writer.append([Requests.simple("c3", stream: "a-1")])
-            } catch {
-                usleep(100_000)  // the new primary may still be starting
-            }
+        try await offThePool {
+            try pair.run("kill-primary")
+            try pair.run("promote-standby")
         }
+        let committed = try await Self.appendUntilAnswered("c3", writer, tries: 50)
         #expect(committed.first?.committed?.lastPosition == 2, "the new primary's log holds another event at 2")
-        #expect(try writer.commandRecord("c2") == nil, "the cut-short command is not in the new primary's log")
-        try read()
+        #expect(try await offThePool { try writer.commandRecord("c2") } == nil, "the cut-short command is gone")
+        note(try await Self.read(reader))
 
-        let log = try writer.read(fromPosition: 1, limit: 100, categories: nil)
+        let log = try await Self.read(writer)
         #expect(log.count == 2)
         for event in log {
             #expect(seen[event.position] == event.eventId, "read at \(event.position) as the log holds it")
@@ -101,25 +168,23 @@ struct PostgresStandbyFenceTests {
     }
 
     @Test("a commit whose wait for the standby is cancelled is not acknowledged; its retry is, once the standby has it")
-    func cancelledWaitIsNotAcknowledged() throws {
-        let pair = try PostgresPair()
-        let writer = try PostgresEventStore(connectionString: pair.url)
-        _ = try writer.append([Requests.simple("c1", stream: "a-1")])
+    func cancelledWaitIsNotAcknowledged() async throws {
+        let pair = try await offThePool { try PostgresPair() }
+        let writer = try await offThePool { try PostgresEventStore(connectionString: pair.url) }
+        _ = try await Self.append("c1", writer)
         // A cancel, unlike a terminated backend, lets the commit return success, with a warning.
-        let outcome = try Self.appendCutShort("c2", writer, pair, by: "pg_cancel_backend")
+        let outcome = try await Self.appendCutShort("c2", writer, pair, by: "pg_cancel_backend")
         guard case .failure(.unavailable(let message, _)) = outcome else {
             Issue.record("a commit whose standby wait was cancelled must not be acknowledged, got \(outcome)")
             return
         }
         #expect(message.contains("warned"))
-        let primary = try RawPostgres(pair.admin(pair.primaryPort, database: "logbook"))
-        #expect(try primary.run("SELECT count(*) FROM events") == [["2"]], "committed on the primary alone")
+        let primary = pair.admin(pair.primaryPort, database: "logbook")
+        #expect(
+            try await Self.rows(primary, "SELECT count(*) FROM events") == [["2"]], "committed on the primary alone")
         // The client sends it again, and is answered from the record, which the standby now holds.
-        try pair.run("start-standby")
-        var retried: [AppendResult] = []
-        for _ in 0..<100 where retried.isEmpty {
-            retried = (try? writer.append([Requests.simple("c2", stream: "a-1")])) ?? []
-        }
+        try await offThePool { try pair.run("start-standby") }
+        let retried = try await Self.appendUntilAnswered("c2", writer)
         guard case .duplicate(.appended(let record))? = retried.first else {
             Issue.record("the retry should be answered from the record, got \(retried)")
             return
@@ -128,11 +193,13 @@ struct PostgresStandbyFenceTests {
     }
 
     @Test("an append no standby acknowledges is answered unavailable once its patience runs out")
-    func appendWithNoStandbyEnds() throws {
-        let pair = try PostgresPair()
-        let writer = try PostgresEventStore(connectionString: pair.url, commitPatience: .milliseconds(500))
-        _ = try writer.append([Requests.simple("c1", stream: "a-1")])
-        try pair.run("stop-standby")
+    func appendWithNoStandbyEnds() async throws {
+        let pair = try await offThePool { try PostgresPair() }
+        let writer = try await offThePool {
+            try PostgresEventStore(connectionString: pair.url, commitPatience: .milliseconds(500))
+        }
+        _ = try await Self.append("c1", writer)
+        try await offThePool { try pair.run("stop-standby") }
         // Without the patience the commit waits for the standby for ever: give it far longer.
         let outcome = Mutex<Result<[AppendResult], EventStoreError>?>(nil)
         let finished = DispatchSemaphore(value: 0)
@@ -143,10 +210,13 @@ struct PostgresStandbyFenceTests {
             outcome.withLock { $0 = result }
             finished.signal()
         }.start()
-        guard finished.wait(timeout: .now() + 120) == .success, let result = outcome.withLock({ $0 }) else {
+        let ended = try await offThePool { finished.wait(timeout: .now() + 120) == .success }
+        guard ended, let result = outcome.withLock({ $0 }) else {
             Issue.record("the append still waited for the standby after two minutes")
-            try pair.run("start-standby")
-            finished.wait()
+            try await offThePool {
+                try pair.run("start-standby")
+                finished.wait()
+            }
             return
         }
         guard case .failure(.unavailable(let message, _)) = result else {
@@ -154,13 +224,11 @@ struct PostgresStandbyFenceTests {
             return
         }
         #expect(message.contains("warned"))
-        let primary = try RawPostgres(pair.admin(pair.primaryPort, database: "logbook"))
-        #expect(try primary.run("SELECT count(*) FROM events") == [["2"]], "committed on the primary alone")
-        try pair.run("start-standby")
-        var retried: [AppendResult] = []
-        for _ in 0..<100 where retried.isEmpty {
-            retried = (try? writer.append([Requests.simple("c2", stream: "a-1")])) ?? []
-        }
+        let primary = pair.admin(pair.primaryPort, database: "logbook")
+        #expect(
+            try await Self.rows(primary, "SELECT count(*) FROM events") == [["2"]], "committed on the primary alone")
+        try await offThePool { try pair.run("start-standby") }
+        let retried = try await Self.appendUntilAnswered("c2", writer)
         guard case .duplicate(.appended(let record))? = retried.first else {
             Issue.record("the retry should be answered from the record, got \(retried)")
             return
@@ -169,28 +237,134 @@ struct PostgresStandbyFenceTests {
     }
 
     @Test("a read held back by a standby that is down returns once the standby has caught up")
-    func readsResumeWhenTheStandbyCatchesUp() throws {
-        let pair = try PostgresPair()
-        let writer = try PostgresEventStore(connectionString: pair.url)
-        let reader = try PostgresEventStore(connectionString: pair.url)
-        _ = try writer.append([Requests.simple("c1", stream: "a-1")])
-        _ = try Self.appendCutShort("c2", writer, pair)
-        #expect {
-            try reader.read(fromPosition: 1, limit: 100, categories: nil)
+    func readsResumeWhenTheStandbyCatchesUp() async throws {
+        let pair = try await offThePool { try PostgresPair() }
+        let writer = try await offThePool { try PostgresEventStore(connectionString: pair.url) }
+        let reader = try await offThePool { try PostgresEventStore(connectionString: pair.url) }
+        _ = try await Self.append("c1", writer)
+        _ = try await Self.appendCutShort("c2", writer, pair)
+        await #expect {
+            try await Self.read(reader)
         } throws: { error in
             guard case .unavailable(let message, _)? = error as? EventStoreError else { return false }
             return message.contains("synchronous standby")
         }
-        try pair.run("start-standby")
-        var events: [RecordedEvent] = []
-        for _ in 0..<100 where events.isEmpty {
-            do {
-                events = try reader.read(fromPosition: 1, limit: 100, categories: nil)
-            } catch {
-                // Still held back while the standby replays what it missed.
+        try await offThePool { try pair.run("start-standby") }
+        let events = try await Self.readUntilAnswered(reader)
+        #expect(events.map(\.position) == [1, 2], "the cut-short commit is safe once the standby has it")
+        #expect(try await offThePool { try reader.headPosition() } == 2)
+    }
+
+    @Test("a replica's reads wait for the primary's synchronous standbys, whatever the replica itself has")
+    func replicaReadsWaitForThePrimarysStandbys() async throws {
+        let pair = try await offThePool { try PostgresPair() }
+        let primaryAdmin = pair.admin(pair.primaryPort)
+        let writer = try await offThePool {
+            try PostgresEventStore(connectionString: pair.url, commitPatience: .milliseconds(500))
+        }
+        // The standby as a `--read-store`: a replica read from, its primary asked about the standbys.
+        let replicaURL = pair.admin(pair.standbyPort, database: "logbook")
+        let reader = try await Self.replicaReader(pair)
+        _ = try await Self.append("c1", writer)
+        #expect(try await Self.readUntilAnswered(reader).map(\.position) == [1])
+
+        // The replica stops being the synchronous standby (another one is named, never
+        // connected): it still streams, asynchronously, so it gets commits no synchronous
+        // standby has.
+        try await Self.configure(primaryAdmin, "ALTER SYSTEM SET synchronous_standby_names = 'elsewhere'")
+        var state: [[String]] = []
+        for _ in 0..<600 where state != [["async"]] {
+            state = try await Self.rows(primaryAdmin, "SELECT sync_state FROM pg_stat_replication")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(state == [["async"]], "the replica streams asynchronously")
+        let outcome = try await offThePool {
+            Result { () throws(EventStoreError) in try writer.append([Requests.simple("c2", stream: "a-1")]) }
+        }
+        guard case .failure(.unavailable) = outcome else {
+            Issue.record("a commit no synchronous standby acknowledged must not be acknowledged, got \(outcome)")
+            return
+        }
+        // The danger: the replica shows it.
+        var onReplica: [[String]] = []
+        for _ in 0..<600 where onReplica != [["2"]] {
+            onReplica = try await Self.rows(replicaURL, "SELECT count(*) FROM events")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(onReplica == [["2"]], "the replica shows the commit no synchronous standby has")
+        // The store reading the replica does not.
+        await #expect {
+            try await Self.read(reader)
+        } throws: { error in
+            guard case .unavailable(let message, _)? = error as? EventStoreError else { return false }
+            return message.contains("synchronous standby")
+        }
+        await #expect(throws: EventStoreError.self) { try await offThePool { try reader.headPosition() } }
+
+        // Once the replica is the synchronous standby again, what it holds is safe.
+        try await Self.configure(primaryAdmin, "ALTER SYSTEM RESET synchronous_standby_names")
+        #expect(try await Self.readUntilAnswered(reader).map(\.position) == [1, 2])
+    }
+
+    @Test("a replica that does not stream from its primary is not read")
+    func replicaNotStreamingIsNotRead() async throws {
+        let pair = try await offThePool { try PostgresPair() }
+        let writer = try await offThePool { try PostgresEventStore(connectionString: pair.url) }
+        let replicaAdmin = pair.admin(pair.standbyPort)
+        let reader = try await Self.replicaReader(pair)
+        _ = try await Self.append("c1", writer)
+        #expect(try await Self.readUntilAnswered(reader).map(\.position) == [1])
+        // Cut off from its primary (its WAL receiver stopped), a replica may be on a timeline
+        // a failover left behind: nothing on it is known to be the log's.
+        let conninfo = try await Self.rows(replicaAdmin, "SHOW primary_conninfo").first?.first ?? ""
+        try await Self.configure(replicaAdmin, "ALTER SYSTEM SET primary_conninfo = ''")
+        var receivers: [[String]] = [["1"]]
+        for _ in 0..<600 where receivers != [["0"]] {
+            receivers = try await Self.rows(replicaAdmin, "SELECT count(*) FROM pg_stat_wal_receiver")
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(receivers == [["0"]], "the replica's WAL receiver stopped")
+        await #expect {
+            try await Self.read(reader)
+        } throws: { error in
+            guard case .unavailable(let message, _)? = error as? EventStoreError else { return false }
+            return message.contains("not streaming")
+        }
+        let quoted = "'" + conninfo.replacingOccurrences(of: "'", with: "''") + "'"
+        try await Self.configure(replicaAdmin, "ALTER SYSTEM SET primary_conninfo = \(quoted)")
+        #expect(try await Self.readUntilAnswered(reader).map(\.position) == [1])
+    }
+    @Test(
+        "a role that cannot see the standbys' positions or the replica's receiver reads nothing, saying what to grant")
+    func rolesWithoutMonitoringReadNothing() async throws {
+        let pair = try await offThePool { try PostgresPair() }
+        let writer = try await offThePool { try PostgresEventStore(connectionString: pair.url) }
+        _ = try await Self.append("c1", writer)
+        let logbook = pair.admin(pair.primaryPort, database: "logbook")
+        _ = try await Self.rows(logbook, "CREATE ROLE reader LOGIN")
+        _ = try await Self.rows(logbook, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
+        let primaryAsReader = "postgresql://reader@127.0.0.1:\(pair.primaryPort)/logbook"
+        let replicaAsReader = "postgresql://reader@127.0.0.1:\(pair.standbyPort)/logbook"
+        let onPrimary = try await offThePool { try PostgresEventStore(connectionString: primaryAsReader) }
+        let onReplica = try await offThePool {
+            for _ in 1..<300 {
+                if let store = try? PostgresEventStore(connectionString: replicaAsReader, primary: pair.url) {
+                    return store
+                }
+                usleep(100_000)
+            }
+            return try PostgresEventStore(connectionString: replicaAsReader, primary: pair.url)
+        }
+        for store in [onPrimary, onReplica] {
+            await #expect {
+                try await Self.read(store)
+            } throws: { error in
+                guard case .failed(let message)? = error as? EventStoreError else { return false }
+                return message.contains("pg_monitor")
             }
         }
-        #expect(events.map(\.position) == [1, 2], "the cut-short commit is safe once the standby has it")
-        #expect(try reader.headPosition() == 2)
+        _ = try await Self.rows(logbook, "GRANT pg_monitor TO reader")
+        #expect(try await Self.readUntilAnswered(onPrimary).map(\.position) == [1])
+        #expect(try await Self.readUntilAnswered(onReplica).map(\.position) == [1])
     }
 }

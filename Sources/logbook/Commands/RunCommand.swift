@@ -145,7 +145,7 @@ struct RunCommand: ConfiguredCommand {
 
     private func makeFeed(diagnostics: Diagnostics, supervision: Supervision) throws(CLIError) -> any RunnableService {
         let storage = configuration.storage
-        guard storage.store != .sqlite else {
+        guard case .postgres(let primaryString) = storage.store else {
             throw .usage("run feed needs --store postgresql://… (on SQLite the worker publishes the feed)")
         }
         guard storage.hints.count == 1, let hints = storage.hints.first else {
@@ -154,9 +154,11 @@ struct RunCommand: ConfiguredCommand {
         let security = try configuration.serverSecurity()
         // The primary first (it is the log: its schema is checked, or created), then the reads' source.
         let primary = try StoreOpening(storage.store, configuration: configuration, diagnostics: diagnostics)
+        // A replica's reads wait for the primary's synchronous standbys, asked through --store.
         let reads = try storage.readStore.map { replica throws(CLIError) in
             try StoreOpening(
-                .postgres(replica), configuration: configuration, diagnostics: diagnostics, vault: primary.vault)
+                .postgres(replica), configuration: configuration, diagnostics: diagnostics, vault: primary.vault,
+                replicaOf: primaryString)
         }
         diagnostics.info("event log opened", ["store": primary.description, "reads": (reads ?? primary).description])
         do {

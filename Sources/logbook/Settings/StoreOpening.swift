@@ -31,10 +31,12 @@ struct StoreOpening {
 
     /// Opens `location` once (the data directory's file for SQLite, created with its folder
     /// if missing), then the vault beside it (`VaultOpening`; `vault` when given, as a feed
-    /// process's replica shares its primary's), and keeps how to open them again.
+    /// process's replica shares its primary's), and keeps how to open them again. With
+    /// `replicaOf` (the primary's connection string) a PostgreSQL `location` is a streaming
+    /// replica whose reads wait for that primary's synchronous standbys.
     init(
         _ location: StorageSettings.Location, configuration: Configuration, diagnostics: Diagnostics,
-        vault given: PersonalDataVault? = nil
+        vault given: PersonalDataVault? = nil, replicaOf primary: String? = nil
     ) throws(CLIError) {
         switch location {
         case .sqlite:
@@ -69,7 +71,8 @@ struct StoreOpening {
                 description = try configuration.storage.wait.retrying(
                     "event log", diagnostics: diagnostics, redacting: connectionString
                 ) { () throws(EventStoreError) in
-                    try PostgresEventStore(connectionString: connectionString, evolution: .standard).target
+                    try PostgresEventStore(connectionString: connectionString, evolution: .standard, primary: primary)
+                        .target
                 }
             } catch {
                 // A malformed string is refused before any connection: say so, not "invalid append request".
@@ -82,7 +85,9 @@ struct StoreOpening {
             worker = .syncingEachCommit(
                 { () throws(EventStoreError) -> any EventStore in
                     ProtectedEventStore(
-                        try PostgresEventStore(connectionString: connectionString, evolution: .standard), vault: vault)
+                        try PostgresEventStore(
+                            connectionString: connectionString, evolution: .standard, primary: primary),
+                        vault: vault)
                 }, buckets: vault.buckets)
         }
     }
