@@ -76,8 +76,9 @@ struct ReplyOutboxTests {
         }
         // Its socket is closed. Whatever waits for it is dropped once libzmq says it is gone
         // (`flush` then forgets it); until then it stays within the budget, and others are served.
-        let deadline = MonotonicClock.milliseconds() + Int64(patienceMilliseconds)
-        while !outbox.isEmpty && MonotonicClock.milliseconds() < deadline {
+        // libzmq may keep a full pipe to a closed peer for minutes, so a hundred flushes are
+        // made, not a wait for it to go: this test runs on one of the pool's few threads.
+        for _ in 0..<100 where !outbox.isEmpty {
             try outbox.flush(on: router)
             usleep(10_000)
         }
