@@ -20,25 +20,13 @@ struct StoreWaitTests {
         let masterKey = directory.appendingPathComponent("master.key").path
         try MasterKey.generate().write(to: masterKey)
         let ports = try FreePorts.take(3).map { "tcp://127.0.0.1:\($0)" }
-        let stderrPath = directory.appendingPathComponent("worker.log")
-        _ = FileManager.default.createFile(atPath: stderrPath.path, contents: nil)
-        let worker = Process()
-        worker.executableURL = ServiceCluster.binary
         // Only the standby, which refuses writes until it is promoted.
-        worker.arguments = [
-            "run", "worker", "--store", pair.url(ports: [pair.standbyPort]), "--store-wait", "600",
-            "--commands", ports[0], "--log", ports[1], "--hints", ports[2],
-        ]
-        worker.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LOGBOOK_") }
-            .merging(["LOGBOOK_MASTER_KEY": masterKey]) { $1 }
-        worker.standardError = try FileHandle(forWritingTo: stderrPath)
-        worker.standardOutput = FileHandle.nullDevice
-        try worker.run()
-        defer {
-            kill(worker.processIdentifier, SIGKILL)
-            worker.waitUntilExit()
-        }
-        let log = { @Sendable in (try? String(contentsOf: stderrPath, encoding: .utf8)) ?? "" }
+        let worker = try LoggedProcess(
+            [
+                "run", "worker", "--store", pair.url(ports: [pair.standbyPort]), "--store-wait", "600",
+                "--commands", ports[0], "--log", ports[1], "--hints", ports[2],
+            ], logTo: directory.appendingPathComponent("worker.log").path, masterKey: masterKey)
+        let log = { @Sendable in worker.log }
 
         // Two failed tries, each said, and still running.
         let waited = await eventually { log().components(separatedBy: "waiting for the event log").count > 2 }
@@ -48,8 +36,7 @@ struct StoreWaitTests {
         #expect(log().contains("reason="), "the reason is given: \(log())")
 
         try await offThePool { try pair.run("promote-standby") }
-        let started = await eventually { !worker.isRunning || log().contains("msg=\"worker started\"") }
-        #expect(started && worker.isRunning, "the worker should start once a primary is there: \(log())")
+        #expect(await worker.started("worker started"), "the worker should start once a primary is there: \(log())")
         let sent = try await runLogbook([
             "send", "AddProduct", #"{"productId":"p1","name":"Tea","price":"2.50","category":"food","stock":3}"#,
             "--commands", ports[0],
@@ -57,6 +44,7 @@ struct StoreWaitTests {
         #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
         let promoted = pair.admin(pair.standbyPort, database: "logbook")
         #expect(try await offThePool { try RawPostgres(promoted).run("SELECT count(*) FROM events") } == [["1"]])
+        #expect(worker.isRunning, "\(log())")
     }
 
     @Test("with the wait spent, run stops with exit status 3 after saying why it waited")
