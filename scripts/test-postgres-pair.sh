@@ -15,6 +15,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# A test process starts this script while it has other children's pipes open (popen does not
+# close them); the servers started here outlive the script and would hold those pipes open,
+# so that a reader of another child's output never saw its end. Close every inherited
+# descriptor but the standard ones and bash's own (255, the script).
+for descriptor in /proc/$$/fd/*; do
+    descriptor=${descriptor##*/}
+    if ((descriptor > 2 && descriptor < 255)); then eval "exec ${descriptor}>&-" 2>/dev/null || true; fi
+done
+
 # shellcheck source=scripts/postgres-common.sh
 source scripts/postgres-common.sh
 
