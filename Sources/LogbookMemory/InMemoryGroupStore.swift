@@ -52,7 +52,8 @@ public final class InMemoryGroupStore: GroupStore {
             for (name, progress) in changes.groups.sorted(by: { $0.key < $1.key }) {
                 guard var record = records[name], var known = outcomes[name] else { throw Self.noGroup(name) }
                 if let early = progress.outcomes.keys.min(), early <= record.checkpoint {
-                    throw .failed("group \(name): position \(early) is at or before its checkpoint \(record.checkpoint)")
+                    throw .failed(
+                        "group \(name): position \(early) is at or before its checkpoint \(record.checkpoint)")
                 }
                 if let checkpoint = progress.checkpoint, checkpoint < record.checkpoint {
                     throw .failed(

@@ -202,7 +202,8 @@ public final class PostgresGroupStore: GroupStore {
         for (name, progress) in groups {
             guard let checkpoint = stored[name.rawValue] else { throw Self.noGroup(name) }
             if let early = progress.outcomes.keys.min(), early <= checkpoint {
-                throw GroupStoreError.failed("group \(name): position \(early) is at or before its checkpoint \(checkpoint)")
+                throw GroupStoreError.failed(
+                    "group \(name): position \(early) is at or before its checkpoint \(checkpoint)")
             }
             if let moved = progress.checkpoint, moved < checkpoint {
                 throw GroupStoreError.failed(

@@ -95,7 +95,10 @@ import Testing
         #expect(try store.outcomes(of: orders.name, after: 20, limit: 100).isEmpty)
         #expect(try store.outcomes(of: orders.name, after: 0, limit: 0).isEmpty)
         #expect(try store.outcomes(of: try GroupName("unknown"), after: 0, limit: 100).isEmpty)
-        #expect(try store.outcomes(of: orders.name, after: 0, limit: 100).map(\.isDone) == [false, false, true, true, false])
+        #expect(
+            try store.outcomes(of: orders.name, after: 0, limit: 100).map(\.isDone) == [
+                false, false, true, true, false,
+            ])
     }
 
     @Test(arguments: GroupStoreKind.allCases)

@@ -122,8 +122,11 @@ import Testing
         #expect(RawSQLResult(path: path, sql: Self.version1Rows).succeeded)
         let store = try SQLiteGroupStore(path: path)
         #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA user_version") == ["2"])
-        #expect(RawSQLResult.firstRow(path: path, sql: "SELECT count(*) FROM sqlite_schema WHERE name = 'pending'") == ["0"])
-        Self.expectMigratedVersion1(try store.groups(), try store.outcomes(of: GroupName("orders"), after: 0, limit: 100))
+        #expect(
+            RawSQLResult.firstRow(path: path, sql: "SELECT count(*) FROM sqlite_schema WHERE name = 'pending'") == ["0"]
+        )
+        Self.expectMigratedVersion1(
+            try store.groups(), try store.outcomes(of: GroupName("orders"), after: 0, limit: 100))
         #expect(try store.outcomes(of: GroupName("billing"), after: 0, limit: 100).isEmpty)
         // It goes on from there, and another opening finds the file current.
         var changes = GroupChanges()
@@ -140,7 +143,8 @@ import Testing
             records == [
                 GroupRecord(
                     name: GroupName(stored: "billing"), categories: ["order"],
-                    settings: GroupSettings(checked: 1_000, maxDeliver: 5, maxInFlight: 8), createdAt: 1_700_000_000_001,
+                    settings: GroupSettings(checked: 1_000, maxDeliver: 5, maxInFlight: 8),
+                    createdAt: 1_700_000_000_001,
                     checkpoint: 7),
                 GroupRecord(
                     name: GroupName(stored: "orders"), categories: ["product", "user"],

@@ -20,7 +20,7 @@
 /// rest stay in the log and are read again (`refillsNeeded`).
 public struct ConsumerGroup {
     /// Events of one stream held in memory at most; the rest wait in the log.
-    public static let laneMemoryLimit = 16
+    public static let laneMemoryLimit = 256
     /// Parked events held in memory beyond which the group takes nothing more from the log.
     public static let parkedLimit = 10_000
 
@@ -60,7 +60,7 @@ public struct ConsumerGroup {
 
     /// A group as the store holds it: it takes the log's events after its checkpoint, with
     /// the outcomes the store holds for them (`outcomesNeeded(through:)`).
-    public init(_ record: GroupRecord, window: Int = 512, memberTimeoutMilliseconds: Int64 = 5_000) {
+    public init(_ record: GroupRecord, window: Int = 4_096, memberTimeoutMilliseconds: Int64 = 5_000) {
         self.record = record
         frontier = record.checkpoint
         self.window = max(1, window)

@@ -42,7 +42,7 @@ public final class GroupDispatcher {
     public private(set) var loads = 0
 
     /// Loads every group from `store`; each takes the log's events after its checkpoint.
-    public init(store: any GroupStore, window: Int = 512, memberTimeoutMilliseconds: Int64 = 5_000)
+    public init(store: any GroupStore, window: Int = 4_096, memberTimeoutMilliseconds: Int64 = 5_000)
         throws(GroupStoreError)
     {
         self.store = store
@@ -196,23 +196,43 @@ public final class GroupDispatcher {
         group.offer(events, through: through)
     }
 
-    /// The streams whose memory ran dry while the log holds more of their events: read the
-    /// log for each (`LogRefill`) and hand what was read to `refill`.
+    /// Whether some group has streams to read again from the log (`refillsNeeded`).
+    public var needsRefills: Bool { groups.values.contains { !$0.refillsNeeded.isEmpty } }
+
+    /// Per group, the streams whose memory ran dry while the log holds more of their events:
+    /// read the log once for all of them (`LogRefill`) and hand what was read to `refill`.
     public var refillsNeeded: [LogRefill] {
         var refills: [LogRefill] = []
-        for (name, group) in groups {
+        for (name, group) in groups where !group.refillsNeeded.isEmpty {
+            var after = Int64.max
+            var through: Int64 = 0
+            var streams: Set<String> = []
             for stream in group.refillsNeeded {
                 guard let range = group.refillNeeded(for: stream) else { continue }
-                refills.append(LogRefill(group: name, stream: stream, after: range.after, through: range.through))
+                after = min(after, range.after)
+                through = max(through, range.through)
+                streams.insert(stream)
             }
+            guard !streams.isEmpty else { continue }
+            refills.append(
+                LogRefill(
+                    group: name, categories: group.record.categories, streams: streams, after: after, through: through))
         }
         return refills
     }
 
-    /// The log's events read for `refill` (every event of its stream after `refill.after` up
-    /// to `readThrough` that is among them, in order).
+    /// The log's events read for `refill`, from `refill.after + 1` through `readThrough`, in
+    /// order (those of other streams may be left out): each of its streams takes its own.
     public func refill(_ refill: LogRefill, with events: [PendingEvent], readThrough: Int64) {
-        groups[refill.group]?.refill(refill.stream, with: events, readThrough: readThrough)
+        var byStream: [String: [PendingEvent]] = [:]
+        for event in events where refill.streams.contains(event.stream) {
+            byStream[event.stream, default: []].append(event)
+        }
+        guard var group = groups.removeValue(forKey: refill.group) else { return }
+        defer { groups[refill.group] = group }
+        for stream in refill.streams {
+            group.refill(stream, with: byStream[stream] ?? [], readThrough: readThrough)
+        }
     }
 
     // MARK: Turns
@@ -334,11 +354,13 @@ public final class GroupDispatcher {
     }
 }
 
-/// A read of the log a group needs: the events of `stream` after `after`, up to `through`
-/// (the last one the group took), to refill its lane.
+/// A read of the log a group needs to refill the lanes of `streams`: its categories' events
+/// after `after` (the earliest of those lanes' positions), up to `through` (the last one of
+/// those streams the group took).
 public struct LogRefill: Sendable, Equatable {
     public let group: GroupName
-    public let stream: String
+    public let categories: [String]
+    public let streams: Set<String>
     public let after: Int64
     public let through: Int64
 }

@@ -34,6 +34,8 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     let uptime: Uptime
     let idleCatchUpMilliseconds: Int
     private var outbox = ReplyOutbox()
+    /// After a failed read for refills, the next one is no sooner than this.
+    private var refillRetryAt: Int64 = 0
     /// The dispatcher's `loads` the followers were last set for.
     private var followersLoad: Int
 
@@ -138,9 +140,11 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         }
     }
 
-    /// How long the poll may wait: until the next deadline, a group's idle read, or a retry.
+    /// How long the poll may wait: until the next deadline, a group's idle read, or a retry;
+    /// not at all while streams wait to be read again from the log.
     private func waitMilliseconds() -> Int {
         let now = MonotonicClock.milliseconds()
+        if dispatcher.needsRefills && refillRetryAt <= now { return 0 }
         var wait = Int64(Self.longestWait)
         if let deadline = dispatcher.nextDeadline() { wait = min(wait, max(0, deadline - now)) }
         if outbox.pollTimeout >= 0 { wait = min(wait, Int64(outbox.pollTimeout)) }
@@ -191,7 +195,8 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                     // The outcomes could not be read: nothing was taken; read the log again.
                     box.follower.reset(cursor: dispatcher.frontier(of: name) ?? 0)
                     box.retryAt = now + Self.logRetryMilliseconds
-                    diagnostics.warning("groups: cannot read the group store", ["group": name.rawValue, "error": "\(error)"])
+                    diagnostics.warning(
+                        "groups: cannot read the group store", ["group": name.rawValue, "error": "\(error)"])
                 }
             } catch {
                 logAway = true
@@ -218,24 +223,25 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     }
 
     /// Reads the log again for the streams whose lanes ran dry while it holds more of their
-    /// events: one page of the stream's topic per stream and turn, from where the lane stopped.
-    /// A failed read leaves the lane as it is, to be read at a later turn.
+    /// events: per group and turn, one page of the group's topics from the earliest position
+    /// those lanes need, shared by all of them. A failed read leaves the lanes as they are,
+    /// to be read at a later turn.
     private mutating func refillLanes() {
+        guard refillRetryAt <= MonotonicClock.milliseconds() else { return }
         for refill in dispatcher.refillsNeeded {
-            let category = RecordedEvent.category(ofStream: refill.stream)
-            guard let topic = FeedTopic(category: category) else {
-                dispatcher.refill(refill, with: [], readThrough: refill.through)
-                continue
-            }
+            let topics = refill.categories.compactMap { FeedTopic(category: $0) }
             let limit = Int(min(Int64(dispatcher.window), max(1, refill.through - refill.after)))
             do {
-                let page = try logReader.read(from: refill.after + 1, limit: limit, topics: [topic])
-                let events = page.events.filter { $0.stream == refill.stream && $0.position <= refill.through }
+                // Every topic: the whole log, which the worker reads fastest.
+                let asked = Set(topics) == Set(FeedTopic.allCases) ? nil : topics
+                let page = try logReader.read(from: refill.after + 1, limit: limit, topics: asked)
+                let events = page.events.filter { refill.streams.contains($0.stream) && $0.position <= refill.through }
                 dispatcher.refill(refill, with: pendingEvents(events), readThrough: page.next - 1)
             } catch {
                 diagnostics.warning(
-                    "groups: cannot read the log again for a stream",
-                    ["group": refill.group.rawValue, "stream": refill.stream, "error": "\(error)"])
+                    "groups: cannot read the log again for a group's streams",
+                    ["group": refill.group.rawValue, "error": "\(error)"])
+                refillRetryAt = MonotonicClock.milliseconds() + Self.logRetryMilliseconds
                 return
             }
         }

@@ -94,6 +94,7 @@ struct GroupDispatcherTests {
             _ = try dispatcher.ack(deliveries.map(\.position), in: mailer, from: ann, now: 0)
             for refill in dispatcher.refillsNeeded {
                 #expect(refill.group == mailer)
+                #expect(refill.streams == ["user-a"])
                 let page = log.filter { $0.position > refill.after && $0.position <= refill.through }
                 dispatcher.refill(refill, with: page, readThrough: refill.through)
             }
