@@ -104,6 +104,38 @@ struct GroupDispatcherTests {
         #expect(try store.groups().map(\.checkpoint) == [Int64(count)])
     }
 
+    @Test func theDryLanesOfAGroupShareOneReadOfTheLog() throws {
+        let store = ScriptedGroupStore()
+        let dispatcher = try GroupDispatcher(store: store)
+        try dispatcher.create(record())
+        let limit = ConsumerGroup.laneMemoryLimit
+        // Two long streams, interleaved: each keeps `limit` events in memory, the rest stay in the log.
+        let log = (1...(2 * limit + 4)).map { event(Int64($0), $0 % 2 == 0 ? "user-a" : "user-b") }
+        try dispatcher.offer(log, through: Int64(log.count), to: mailer)
+        try dispatcher.join(mailer, member: ann, now: 0)
+        var handled: [String: [Int64]] = [:]
+        var reads = 0
+        var deliveries = try dispatcher.finishTurn(now: 0)
+        while !deliveries.isEmpty {
+            for delivery in deliveries {
+                handled[delivery.position % 2 == 0 ? "user-a" : "user-b", default: []].append(delivery.position)
+            }
+            _ = try dispatcher.ack(deliveries.map(\.position), in: mailer, from: ann, now: 0)
+            for refill in dispatcher.refillsNeeded {
+                reads += 1
+                #expect(refill.categories == ["user"])
+                let page = log.filter { $0.position > refill.after && $0.position <= refill.through }
+                dispatcher.refill(refill, with: page, readThrough: refill.through)
+            }
+            deliveries = try dispatcher.finishTurn(now: 0)
+        }
+        #expect(handled["user-a"] == log.map(\.position).filter { $0 % 2 == 0 })
+        #expect(handled["user-b"] == log.map(\.position).filter { $0 % 2 == 1 })
+        // Both lanes ran dry in the same turn and were refilled by one read.
+        #expect(reads == 1)
+        #expect(try store.groups().map(\.checkpoint) == [Int64(log.count)])
+    }
+
     @Test func aFailedCommitForgetsWhatWasNotCommittedKeepsTheMembersAndDeliversAgain() throws {
         let store = ScriptedGroupStore()
         let dispatcher = try GroupDispatcher(store: store)
