@@ -2,16 +2,19 @@ import LogbookApplication
 
 /// The group store's tables in the event log's PostgreSQL database, named apart from the
 /// log's (`PostgresSchema`): `logbook_groups` (one row per consumer group: definition,
-/// categories comma-separated and sorted, and progress), `logbook_group_pending` (each
-/// group's pending events by position, the payload as `bytea`) and `logbook_group_schema`
-/// (one row, the group tables' schema version; version 1 is the first one).
+/// categories comma-separated and sorted, and checkpoint), `logbook_group_outcomes` (per
+/// group and position after its checkpoint: done, or its failed deliveries) and
+/// `logbook_group_schema` (one row, the group tables' schema version: version 1 kept a copy
+/// of each pending event in `logbook_group_pending`, version 2 keeps only progress).
 ///
 /// Opening checks the database without changing anything: it must hold a Logbook event
 /// log (the log refuses a database with tables of anything else, so the group tables are
 /// never made before it), and group tables of a version this build knows. Missing tables
-/// are created in one transaction under an advisory lock, checked again under the lock.
+/// are created, and version 1 tables migrated (`migrateFrom1`), in one transaction under an
+/// advisory lock, checked again under the lock. A groups process of a version 1 build still
+/// running after the migration fails its next commit: upgrade every process of a log together.
 enum PostgresGroupSchema {
-    static let version = 1
+    static let version = 2
     /// The advisory lock key every opener takes while creating the group tables ("LOGG").
     static let lockKey: Int64 = 0x4C4F_4747
 
@@ -27,21 +30,42 @@ enum PostgresGroupSchema {
             max_deliver   integer NOT NULL,
             max_in_flight integer NOT NULL,
             created_at    bigint  NOT NULL,
-            checkpoint    bigint  NOT NULL,
-            scanned       bigint  NOT NULL
+            checkpoint    bigint  NOT NULL
         );
-        CREATE TABLE IF NOT EXISTS logbook_group_pending (
+        \(createOutcomes)
+        INSERT INTO logbook_group_schema (version) VALUES (\(version)) ON CONFLICT (only_row) DO NOTHING;
+        """
+
+    static let createOutcomes = """
+        CREATE TABLE IF NOT EXISTS logbook_group_outcomes (
             group_name   text    NOT NULL,
             position     bigint  NOT NULL,
-            stream       text    NOT NULL,
+            done         boolean NOT NULL,
             attempts     integer NOT NULL,
             parked       boolean NOT NULL,
             last_failure text,
-            payload      bytea   NOT NULL,
             PRIMARY KEY (group_name, position)
         );
-        CREATE INDEX IF NOT EXISTS logbook_group_pending_by_stream ON logbook_group_pending (group_name, stream, position);
-        INSERT INTO logbook_group_schema (version) VALUES (\(version)) ON CONFLICT (only_row) DO NOTHING;
+        """
+
+    /// Brings version 1 tables to version 2, as the SQLite store's migration does: a pending
+    /// event that was delivered becomes a failed outcome, one never delivered is left to the
+    /// log, and every position after the checkpoint up to `scanned` that was not pending (so
+    /// done) becomes a done outcome.
+    static let migrateFrom1 = """
+        \(createOutcomes)
+        LOCK TABLE logbook_groups, logbook_group_pending IN SHARE MODE;
+        INSERT INTO logbook_group_outcomes (group_name, position, done, attempts, parked, last_failure)
+        SELECT group_name, position, false, attempts, parked, last_failure FROM logbook_group_pending
+        WHERE attempts > 0 OR parked OR last_failure IS NOT NULL;
+        INSERT INTO logbook_group_outcomes (group_name, position, done, attempts, parked, last_failure)
+        SELECT g.name, d.position, true, 0, false, NULL
+        FROM logbook_groups AS g, generate_series(g.checkpoint + 1, g.scanned) AS d(position)
+        WHERE NOT EXISTS (
+            SELECT 1 FROM logbook_group_pending AS p WHERE p.group_name = g.name AND p.position = d.position);
+        DROP TABLE logbook_group_pending;
+        ALTER TABLE logbook_groups DROP COLUMN scanned;
+        UPDATE logbook_group_schema SET version = 2;
         """
 
     /// Prepares the database behind `connection`; `target` names it in errors. When this
@@ -51,16 +75,23 @@ enum PostgresGroupSchema {
         guard encoding == "UTF8" else {
             throw GroupStoreError.notAGroupStore("\(target): its encoding is \(encoding); a group store needs UTF8")
         }
-        guard try !isCurrent(connection, target: target) else { return }
+        guard try installedVersion(connection, target: target) != version else { return }
         try connection.execute("BEGIN")
         _ = try connection.query("SELECT pg_advisory_xact_lock($1::bigint)", [String(lockKey)])
-        if try !isCurrent(connection, target: target) { try connection.execute(create) }
+        switch try installedVersion(connection, target: target) {
+        case nil: try connection.execute(create)
+        case 1?: try connection.execute(migrateFrom1)
+        case let found?:
+            guard found == version else {
+                throw GroupStoreError.failed("\(target): no migration from group schema version \(found)")
+            }
+        }
         try connection.execute("COMMIT")
     }
 
-    /// Whether the group tables are there, of this version; throws for a database without
-    /// a Logbook event log, another program's, or newer group tables.
-    private static func isCurrent(_ connection: PostgresConnection, target: String) throws -> Bool {
+    /// The version of the group tables, nil when there are none; throws for a database
+    /// without a Logbook event log, another program's, or newer group tables.
+    private static func installedVersion(_ connection: PostgresConnection, target: String) throws -> Int? {
         let census = try connection.query(
             """
             SELECT count(*), to_regclass('logbook_schema') IS NOT NULL, to_regclass('logbook_group_schema') IS NOT NULL
@@ -84,14 +115,14 @@ enum PostgresGroupSchema {
                 "\(target): its logbook_schema is not a Logbook event log's (\(log.count == 1 ? log.string(0, 0) : "no row"))"
             )
         }
-        guard census.string(0, 2) == "t" else { return false }
+        guard census.string(0, 2) == "t" else { return nil }
         let marker = try connection.query("SELECT version FROM logbook_group_schema")
-        guard marker.count == 1 else { return false }
+        guard marker.count == 1 else { return nil }
         let found = Int(marker.int64(0, 0))
         guard found <= version else {
             throw GroupStoreError.notAGroupStore(
                 "\(target): its group tables are of schema version \(found), newer than this build's (\(version))")
         }
-        return found == version
+        return found
     }
 }

@@ -1,16 +1,17 @@
 public import LogbookApplication
 
 /// The consumer groups' definitions and progress in PostgreSQL, beside the event log in its
-/// database: tables `logbook_groups`, `logbook_group_pending` and the marker
-/// `logbook_group_schema` (`PostgresGroupSchema`), created if missing. The log must be
+/// database: tables `logbook_groups`, `logbook_group_outcomes` and the marker
+/// `logbook_group_schema` (`PostgresGroupSchema`), created if missing (or migrated from
+/// version 1). The log must be
 /// there first: the log refuses a database holding tables of anything else, so the group
 /// tables are never created in one without it (`.unavailable` while the database is empty,
 /// `.notAGroupStore` for another program's database or a newer group schema).
 ///
 /// `commit` is one transaction with `synchronous_commit` on, so it is durable when it
 /// returns; each kind of change is one statement over arrays (`unnest`), whatever the
-/// number of rows. A change that points to a bug (a group that is not there, a pending event
-/// inserted twice, updated or removed when it is not pending, a category that is empty or
+/// number of rows. A change that points to a bug (a group that is not there, an outcome at
+/// or before its group's checkpoint, a checkpoint moved back, a category that is empty or
 /// holds a comma) is `.failed`; creating a name that exists is `.groupExists`; connection
 /// trouble is `.unavailable` (a commit's outcome is then unknown; the next call reconnects).
 /// PostgreSQL text cannot hold NUL, so a NUL in a failure reason is stored as U+FFFD.
@@ -88,7 +89,7 @@ public final class PostgresGroupStore: GroupStore {
         try withConnection { db in
             let rows = try db.query(
                 """
-                SELECT name, categories, ack_wait_ms, max_deliver, max_in_flight, created_at, checkpoint, scanned
+                SELECT name, categories, ack_wait_ms, max_deliver, max_in_flight, created_at, checkpoint
                 FROM logbook_groups ORDER BY name COLLATE "C"
                 """)
             return (0..<rows.count).map { row in
@@ -98,48 +99,25 @@ public final class PostgresGroupStore: GroupStore {
                     settings: GroupSettings(
                         checked: Int(rows.int64(row, 2)), maxDeliver: Int(rows.int64(row, 3)),
                         maxInFlight: Int(rows.int64(row, 4))),
-                    createdAt: rows.int64(row, 5), checkpoint: rows.int64(row, 6), scanned: rows.int64(row, 7))
+                    createdAt: rows.int64(row, 5), checkpoint: rows.int64(row, 6))
             }
         }
     }
 
-    public func pending(of group: GroupName, stream: String?, after: Int64, limit: Int) throws(GroupStoreError)
-        -> [PendingEvent]
-    {
+    public func outcomes(of group: GroupName, after: Int64, limit: Int) throws(GroupStoreError) -> [EventOutcome] {
         guard limit > 0 else { return [] }
-        return try withConnection { [target] db in
-            let columns = "position, stream, attempts, parked, last_failure, encode(payload, 'hex')"
-            let rows =
-                if let stream {
-                    try db.query(
-                        """
-                        SELECT \(columns) FROM logbook_group_pending
-                        WHERE group_name = $1 AND stream = $4 AND position > $2::bigint
-                        ORDER BY position LIMIT $3::bigint
-                        """, [group.rawValue, String(after), String(limit), stream])
-                } else {
-                    try db.query(
-                        """
-                        SELECT \(columns) FROM logbook_group_pending
-                        WHERE group_name = $1 AND position > $2::bigint ORDER BY position LIMIT $3::bigint
-                        """, [group.rawValue, String(after), String(limit)])
-                }
-            return try (0..<rows.count).map { row throws -> PendingEvent in
-                guard let payload = PostgresParameters.bytes(fromHex: rows.bytes(row, 5)) else {
-                    throw GroupStoreError.failed("\(target): the payload at \(rows.string(row, 0)) is not hexadecimal")
-                }
-                return PendingEvent(
-                    position: rows.int64(row, 0), stream: rows.string(row, 1), attempts: Int(rows.int64(row, 2)),
-                    parked: rows.string(row, 3) == "t", lastFailure: rows.optionalString(row, 4), payload: payload)
-            }
-        }
-    }
-
-    public func parkedCount(of group: GroupName) throws(GroupStoreError) -> Int {
-        try withConnection { db in
+        return try withConnection { db in
             let rows = try db.query(
-                "SELECT count(*) FROM logbook_group_pending WHERE group_name = $1 AND parked", [group.rawValue])
-            return Int(rows.int64(0, 0))
+                """
+                SELECT position, done, attempts, parked, last_failure FROM logbook_group_outcomes
+                WHERE group_name = $1 AND position > $2::bigint ORDER BY position LIMIT $3::bigint
+                """, [group.rawValue, String(after), String(limit)])
+            return (0..<rows.count).map { row in
+                EventOutcome(
+                    position: rows.int64(row, 0), isDone: rows.string(row, 1) == "t",
+                    attempts: Int(rows.int64(row, 2)), parked: rows.string(row, 3) == "t",
+                    lastFailure: rows.optionalString(row, 4))
+            }
         }
     }
 
@@ -166,13 +144,13 @@ public final class PostgresGroupStore: GroupStore {
         }
     }
 
-    /// Deletes the groups and their pending events; each must exist.
+    /// Deletes the groups and their outcomes; each must exist.
     private func delete(_ names: [GroupName], _ db: PostgresConnection) throws {
         guard !names.isEmpty else { return }
         let rows = try db.query(
             """
             WITH names AS (SELECT DISTINCT n FROM unnest($1::text[]) AS u(n)),
-                 pending AS (DELETE FROM logbook_group_pending WHERE group_name IN (SELECT n FROM names))
+                 outcomes AS (DELETE FROM logbook_group_outcomes WHERE group_name IN (SELECT n FROM names))
             DELETE FROM logbook_groups WHERE name IN (SELECT n FROM names) RETURNING name
             """, [PostgresParameters.textArray(names.map(\.rawValue))])
         var deleted = Set((0..<rows.count).map { rows.string($0, 0) })
@@ -196,9 +174,9 @@ public final class PostgresGroupStore: GroupStore {
         _ = try db.query(
             """
             INSERT INTO logbook_groups (name, categories, ack_wait_ms, max_deliver, max_in_flight, created_at,
-                                        checkpoint, scanned)
+                                        checkpoint)
             SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::integer[], $5::integer[], $6::bigint[],
-                                 $7::bigint[], $8::bigint[])
+                                 $7::bigint[])
             """,
             [
                 PostgresParameters.textArray(names),
@@ -208,110 +186,69 @@ public final class PostgresGroupStore: GroupStore {
                 PostgresParameters.integerArray(records.map { Int64($0.settings.maxInFlight) }),
                 PostgresParameters.integerArray(records.map(\.createdAt)),
                 PostgresParameters.integerArray(records.map(\.checkpoint)),
-                PostgresParameters.integerArray(records.map(\.scanned)),
             ])
     }
 
-    /// Every group's progress, each kind of change one statement for all groups: their rows
-    /// are the groups' own, so a group's changes keep their order (inserted, updated,
-    /// removed, then checkpoint and scanned).
+    /// Every group's progress, each kind of change one statement for all groups: their
+    /// outcomes (checked against their stored checkpoints), then their checkpoints, which
+    /// forget the outcomes at or before them.
     private func apply(_ groups: [(key: GroupName, value: GroupChanges.Progress)], _ db: PostgresConnection) throws {
         guard !groups.isEmpty else { return }
         let names = groups.map(\.key.rawValue)
         let rows = try db.query(
-            "SELECT name FROM logbook_groups WHERE name = ANY ($1::text[])", [PostgresParameters.textArray(names)])
-        let existing = Set((0..<rows.count).map { rows.string($0, 0) })
-        if let missing = groups.first(where: { !existing.contains($0.key.rawValue) }) {
-            throw Self.noGroup(missing.key)
+            "SELECT name, checkpoint FROM logbook_groups WHERE name = ANY ($1::text[]) FOR UPDATE",
+            [PostgresParameters.textArray(names)])
+        let stored = Dictionary(uniqueKeysWithValues: (0..<rows.count).map { (rows.string($0, 0), rows.int64($0, 1)) })
+        for (name, progress) in groups {
+            guard let checkpoint = stored[name.rawValue] else { throw Self.noGroup(name) }
+            if let early = progress.outcomes.keys.min(), early <= checkpoint {
+                throw GroupStoreError.failed(
+                    "group \(name): position \(early) is at or before its checkpoint \(checkpoint)")
+            }
+            if let moved = progress.checkpoint, moved < checkpoint {
+                throw GroupStoreError.failed(
+                    "group \(name): the checkpoint cannot move back from \(checkpoint) to \(moved)")
+            }
         }
-        try insert(groups.flatMap { group in group.value.inserted.map { (group.key, $0) } }, db)
-        try update(
-            groups.flatMap { group in group.value.updated.sorted { $0.key < $1.key }.map { (group.key, $0.value) } },
-            db)
-        try remove(groups.flatMap { group in group.value.removed.map { (group.key, $0) } }, db)
-        let moved = groups.filter { $0.value.checkpoint != nil || $0.value.scanned != nil }
+        let outcomes = groups.flatMap { group in
+            group.value.outcomes.sorted { $0.key < $1.key }.map { (group.key, $0.key, $0.value) }
+        }
+        if !outcomes.isEmpty {
+            _ = try db.query(
+                """
+                INSERT INTO logbook_group_outcomes (group_name, position, done, attempts, parked, last_failure)
+                SELECT * FROM unnest($1::text[], $2::bigint[], $3::boolean[], $4::integer[], $5::boolean[], $6::text[])
+                ON CONFLICT (group_name, position) DO UPDATE
+                SET done = excluded.done, attempts = excluded.attempts, parked = excluded.parked,
+                    last_failure = excluded.last_failure
+                """,
+                [
+                    PostgresParameters.textArray(outcomes.map(\.0.rawValue)),
+                    PostgresParameters.integerArray(outcomes.map(\.1)),
+                    PostgresParameters.booleanArray(outcomes.map(\.2.isDone)),
+                    PostgresParameters.integerArray(outcomes.map { Int64($0.2.attempts) }),
+                    PostgresParameters.booleanArray(outcomes.map(\.2.parked)),
+                    PostgresParameters.nullableTextArray(outcomes.map { Self.storable($0.2.lastFailure) }),
+                ])
+        }
+        let moved = groups.compactMap { group in
+            group.value.checkpoint.flatMap { $0 > (stored[group.key.rawValue] ?? .max) ? (group.key, $0) : nil }
+        }
         guard !moved.isEmpty else { return }
         _ = try db.query(
             """
-            UPDATE logbook_groups AS g
-            SET checkpoint = coalesce(u.c, g.checkpoint), scanned = coalesce(u.s, g.scanned)
-            FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS u(n, c, s)
-            WHERE g.name = u.n
-            """,
-            [
-                PostgresParameters.textArray(moved.map(\.key.rawValue)),
-                PostgresParameters.integerArray(moved.map(\.value.checkpoint)),
-                PostgresParameters.integerArray(moved.map(\.value.scanned)),
-            ])
-    }
-
-    private func insert(_ events: [(GroupName, PendingEvent)], _ db: PostgresConnection) throws {
-        guard !events.isEmpty else { return }
-        _ = try db.query(
-            """
-            INSERT INTO logbook_group_pending (group_name, position, stream, attempts, parked, last_failure, payload)
-            SELECT u.g, u.p, u.s, u.a, u.k, u.f, decode(u.d, 'hex')
-            FROM unnest($1::text[], $2::bigint[], $3::text[], $4::integer[], $5::boolean[], $6::text[], $7::text[])
-                 AS u(g, p, s, a, k, f, d)
-            """,
-            [
-                PostgresParameters.textArray(events.map(\.0.rawValue)),
-                PostgresParameters.integerArray(events.map(\.1.position)),
-                PostgresParameters.textArray(events.map(\.1.stream)),
-                PostgresParameters.integerArray(events.map { Int64($0.1.attempts) }),
-                PostgresParameters.booleanArray(events.map(\.1.parked)),
-                PostgresParameters.nullableTextArray(events.map { Self.storable($0.1.lastFailure) }),
-                PostgresParameters.hexArray(events.map(\.1.payload)),
-            ])
-    }
-
-    /// New attempts, parking and failures; every one of the events must be pending.
-    private func update(_ events: [(GroupName, PendingEvent)], _ db: PostgresConnection) throws {
-        guard !events.isEmpty else { return }
-        let rows = try db.query(
-            """
-            WITH changed AS (
-                UPDATE logbook_group_pending AS t SET attempts = u.a, parked = u.k, last_failure = u.f
-                FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::boolean[], $5::text[]) AS u(g, p, a, k, f)
-                WHERE t.group_name = u.g AND t.position = u.p
-                RETURNING 1
+            WITH moved AS (
+                UPDATE logbook_groups AS g SET checkpoint = u.c
+                FROM unnest($1::text[], $2::bigint[]) AS u(n, c) WHERE g.name = u.n
+                RETURNING g.name, g.checkpoint
             )
-            SELECT count(*) FROM changed
+            DELETE FROM logbook_group_outcomes AS o USING moved AS m
+            WHERE o.group_name = m.name AND o.position <= m.checkpoint
             """,
             [
-                PostgresParameters.textArray(events.map(\.0.rawValue)),
-                PostgresParameters.integerArray(events.map(\.1.position)),
-                PostgresParameters.integerArray(events.map { Int64($0.1.attempts) }),
-                PostgresParameters.booleanArray(events.map(\.1.parked)),
-                PostgresParameters.nullableTextArray(events.map { Self.storable($0.1.lastFailure) }),
+                PostgresParameters.textArray(moved.map(\.0.rawValue)),
+                PostgresParameters.integerArray(moved.map(\.1)),
             ])
-        let changed = Int(rows.int64(0, 0))
-        guard changed == events.count else {
-            throw GroupStoreError.failed("\(events.count - changed) of \(events.count) updated events are not pending")
-        }
-    }
-
-    /// Removes finished events; every one of them must be pending (once).
-    private func remove(_ positions: [(GroupName, Int64)], _ db: PostgresConnection) throws {
-        guard !positions.isEmpty else { return }
-        let rows = try db.query(
-            """
-            WITH removed AS (
-                DELETE FROM logbook_group_pending AS t USING unnest($1::text[], $2::bigint[]) AS u(g, p)
-                WHERE t.group_name = u.g AND t.position = u.p
-                RETURNING 1
-            )
-            SELECT count(*) FROM removed
-            """,
-            [
-                PostgresParameters.textArray(positions.map(\.0.rawValue)),
-                PostgresParameters.integerArray(positions.map(\.1)),
-            ])
-        let removed = Int(rows.int64(0, 0))
-        guard removed == positions.count else {
-            throw GroupStoreError.failed(
-                "\(positions.count - removed) of \(positions.count) removed events are not pending")
-        }
     }
 
     /// `text` as PostgreSQL can hold it: a NUL becomes U+FFFD.

@@ -10,10 +10,13 @@ public import LogbookApplication
 /// store, another program's database and a newer schema are refused with
 /// `.notAGroupStore`, and nothing is written to them.
 ///
+/// A version 1 file (a copy of each pending event) is migrated to version 2 (progress only)
+/// when it is opened, inside the transaction that checks it.
+///
 /// `commit` is one `BEGIN IMMEDIATE` transaction, rolled back on any failure, that applies
 /// the changes in the documented order with statements prepared once. A change that points
-/// to a bug (a group that is not there, a pending event inserted twice, updated or removed
-/// when it is not pending, a category that is empty or holds a comma) is `.failed`;
+/// to a bug (a group that is not there, an outcome at or before its group's checkpoint, a
+/// checkpoint moved back, a category that is empty or holds a comma) is `.failed`;
 /// creating a name that exists is `.groupExists`; busy, full or failing storage is
 /// `.unavailable`. One connection, used by one thread at a time.
 public final class SQLiteGroupStore: GroupStore {
@@ -36,26 +39,45 @@ public final class SQLiteGroupStore: GroupStore {
     // MARK: Opening
 
     /// What a file holds, as far as opening it is concerned.
-    private enum Identity {
+    private enum Identity: Equatable {
         case empty
-        case groupStore
+        /// A group store of this schema version or an older one.
+        case groupStore(version: Int64)
     }
 
-    /// Checks the file before touching it, switches it to WAL and creates the schema inside
-    /// a write transaction that checks again.
+    /// Checks the file before touching it, switches it to WAL and creates or migrates the
+    /// schema inside a write transaction that checks again.
     private func prepare(busyTimeoutMilliseconds: Int) throws(GroupStoreError) {
         db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         let found = try identity()
         try enableWAL(attempts: busyTimeoutMilliseconds / 10)
         try sql { () throws(SQLiteError) in try db.execute("PRAGMA synchronous = FULL") }
-        guard case .empty = found else { return }
+        guard found != .groupStore(version: SQLiteGroupStoreSchema.version) else { return }
         try transaction { () throws(GroupStoreError) in
-            guard case .empty = try self.identity() else { return }
-            try sql { () throws(SQLiteError) in
-                try db.execute(
-                    "\(SQLiteGroupStoreSchema.create) PRAGMA application_id = \(SQLiteGroupStoreSchema.applicationId); "
-                        + "PRAGMA user_version = \(SQLiteGroupStoreSchema.version);")
+            switch try self.identity() {
+            case .empty:
+                try sql { () throws(SQLiteError) in
+                    try db.execute(
+                        "\(SQLiteGroupStoreSchema.create) "
+                            + "PRAGMA application_id = \(SQLiteGroupStoreSchema.applicationId); "
+                            + "PRAGMA user_version = \(SQLiteGroupStoreSchema.version);")
+                }
+            case .groupStore(let version): try migrate(from: version)
             }
+        }
+    }
+
+    /// Brings a group store of schema `version` to this build's, inside the caller's transaction.
+    private func migrate(from version: Int64) throws(GroupStoreError) {
+        guard version < SQLiteGroupStoreSchema.version else { return }
+        for step in version..<SQLiteGroupStoreSchema.version {
+            guard let migration = SQLiteGroupStoreSchema.migrations[step] else {
+                throw .failed("\(path): no migration from group-store schema version \(step)")
+            }
+            try sql { () throws(SQLiteError) in try db.execute(migration) }
+        }
+        try sql { () throws(SQLiteError) in
+            try db.execute("PRAGMA user_version = \(SQLiteGroupStoreSchema.version)")
         }
     }
 
@@ -81,7 +103,7 @@ public final class SQLiteGroupStore: GroupStore {
                 "\(path): its schema version \(version) is newer than this build's (\(SQLiteGroupStoreSchema.version))")
         }
         guard version >= 1 else { throw .notAGroupStore("\(path): it has no schema version") }
-        return .groupStore
+        return .groupStore(version: version)
     }
 
     /// Switching to WAL needs a moment with no other connection in a transaction; a busy
@@ -120,39 +142,29 @@ public final class SQLiteGroupStore: GroupStore {
                     GroupRecord(
                         name: GroupName(stored: statement.string(0)),
                         categories: statement.string(1).split(separator: ",").map(String.init), settings: settings,
-                        createdAt: statement.int64(5), checkpoint: statement.int64(6), scanned: statement.int64(7)))
+                        createdAt: statement.int64(5), checkpoint: statement.int64(6)))
             }
             return records
         }
     }
 
-    public func pending(of group: GroupName, stream: String?, after: Int64, limit: Int) throws(GroupStoreError)
-        -> [PendingEvent]
-    {
+    public func outcomes(of group: GroupName, after: Int64, limit: Int) throws(GroupStoreError) -> [EventOutcome] {
         guard limit > 0 else { return [] }
         return try sql { () throws(SQLiteError) in
-            let statement = try db.statement(
-                stream == nil ? SQLiteGroupStoreSchema.SQL.pending : SQLiteGroupStoreSchema.SQL.pendingOfStream)
+            let statement = try db.statement(SQLiteGroupStoreSchema.SQL.outcomes)
             defer { statement.reset() }
             try statement.bind(1, group.rawValue)
             try statement.bind(2, after)
             try statement.bind(3, Int64(limit))
-            if let stream { try statement.bind(4, stream) }
-            var events: [PendingEvent] = []
+            var outcomes: [EventOutcome] = []
             while try statement.step() {
-                events.append(
-                    PendingEvent(
-                        position: statement.int64(0), stream: statement.string(1), attempts: Int(statement.int64(2)),
-                        parked: statement.int64(3) != 0, lastFailure: statement.isNull(4) ? nil : statement.string(4),
-                        payload: statement.blob(5)))
+                outcomes.append(
+                    EventOutcome(
+                        position: statement.int64(0), isDone: statement.int64(1) != 0,
+                        attempts: Int(statement.int64(2)), parked: statement.int64(3) != 0,
+                        lastFailure: statement.isNull(4) ? nil : statement.string(4)))
             }
-            return events
-        }
-    }
-
-    public func parkedCount(of group: GroupName) throws(GroupStoreError) -> Int {
-        try sql { () throws(SQLiteError) in
-            Int(try db.scalar(SQLiteGroupStoreSchema.SQL.parkedCount, [.text(group.rawValue)]) ?? 0)
+            return outcomes
         }
     }
 
@@ -171,7 +183,7 @@ public final class SQLiteGroupStore: GroupStore {
 
     private func delete(_ name: GroupName) throws(GroupStoreError) {
         let deleted = try sql { () throws(SQLiteError) in
-            try db.statement(SQLiteGroupStoreSchema.SQL.deletePending).run([.text(name.rawValue)])
+            try db.statement(SQLiteGroupStoreSchema.SQL.deleteOutcomes).run([.text(name.rawValue)])
             try db.statement(SQLiteGroupStoreSchema.SQL.deleteGroup).run([.text(name.rawValue)])
             return db.changes
         }
@@ -179,7 +191,7 @@ public final class SQLiteGroupStore: GroupStore {
     }
 
     private func create(_ record: GroupRecord) throws(GroupStoreError) {
-        guard try !exists(record.name) else { throw .groupExists(record.name) }
+        guard try checkpoint(of: record.name) == nil else { throw .groupExists(record.name) }
         if let category = record.categories.first(where: { $0.isEmpty || $0.contains(",") }) {
             throw .failed("group \(record.name): the category \"\(category)\" is empty or holds a comma")
         }
@@ -188,65 +200,46 @@ public final class SQLiteGroupStore: GroupStore {
                 .text(record.name.rawValue), .text(record.categories.joined(separator: ",")),
                 .int(Int64(record.settings.ackWaitMilliseconds)), .int(Int64(record.settings.maxDeliver)),
                 .int(Int64(record.settings.maxInFlight)), .int(record.createdAt), .int(record.checkpoint),
-                .int(record.scanned),
             ])
         }
     }
 
-    private func exists(_ name: GroupName) throws(GroupStoreError) -> Bool {
+    /// The group's stored checkpoint; nil when there is no such group.
+    private func checkpoint(of name: GroupName) throws(GroupStoreError) -> Int64? {
         try sql { () throws(SQLiteError) in
-            try db.scalar(SQLiteGroupStoreSchema.SQL.groupExists, [.text(name.rawValue)]) != nil
+            try db.scalar(SQLiteGroupStoreSchema.SQL.checkpoint, [.text(name.rawValue)])
         }
     }
 
-    /// One group's changes: inserted, updated, removed, then its checkpoint and scanned.
+    /// One group's changes: its outcomes, then its checkpoint, which forgets the outcomes at
+    /// or before it.
     private func apply(_ progress: GroupChanges.Progress, to name: GroupName) throws(GroupStoreError) {
-        guard try exists(name) else { throw Self.noGroup(name) }
-        let group = name.rawValue
-        let missing: Int64? = try sql { () throws(SQLiteError) -> Int64? in
-            if !progress.inserted.isEmpty {
-                let insert = try db.statement(SQLiteGroupStoreSchema.SQL.insertPending)
-                for event in progress.inserted {
-                    try insert.bind(1, group)
-                    try insert.bind(2, event.position)
-                    try insert.bind(3, event.stream)
-                    try insert.bind(4, Int64(event.attempts))
-                    try insert.bind(5, event.parked ? 1 : 0)
-                    if let failure = event.lastFailure { try insert.bind(6, failure) } else { try insert.bindNull(6) }
-                    try insert.bind(7, bytes: event.payload)
-                    try insert.runBound()
-                }
-            }
-            if !progress.updated.isEmpty {
-                let update = try db.statement(SQLiteGroupStoreSchema.SQL.updatePending)
-                for (position, event) in progress.updated.sorted(by: { $0.key < $1.key }) {
-                    try update.bind(1, group)
-                    try update.bind(2, position)
-                    try update.bind(3, Int64(event.attempts))
-                    try update.bind(4, event.parked ? 1 : 0)
-                    if let failure = event.lastFailure { try update.bind(5, failure) } else { try update.bindNull(5) }
-                    try update.runBound()
-                    if db.changes != 1 { return position }
-                }
-            }
-            if !progress.removed.isEmpty {
-                let remove = try db.statement(SQLiteGroupStoreSchema.SQL.removePending)
-                for position in progress.removed {
-                    try remove.bind(1, group)
-                    try remove.bind(2, position)
-                    try remove.runBound()
-                    if db.changes != 1 { return position }
-                }
-            }
-            if progress.checkpoint != nil || progress.scanned != nil {
-                try db.statement(SQLiteGroupStoreSchema.SQL.setProgress).run([
-                    .text(group), progress.checkpoint.map { .int($0) } ?? .null,
-                    progress.scanned.map { .int($0) } ?? .null,
-                ])
-            }
-            return nil
+        guard let stored = try checkpoint(of: name) else { throw Self.noGroup(name) }
+        if let early = progress.outcomes.keys.min(), early <= stored {
+            throw .failed("group \(name): position \(early) is at or before its checkpoint \(stored)")
         }
-        if let missing { throw .failed("group \(name): position \(missing) is not pending") }
+        if let checkpoint = progress.checkpoint, checkpoint < stored {
+            throw .failed("group \(name): the checkpoint cannot move back from \(stored) to \(checkpoint)")
+        }
+        let group = name.rawValue
+        try sql { () throws(SQLiteError) in
+            if !progress.outcomes.isEmpty {
+                let put = try db.statement(SQLiteGroupStoreSchema.SQL.putOutcome)
+                for (position, outcome) in progress.outcomes.sorted(by: { $0.key < $1.key }) {
+                    try put.bind(1, group)
+                    try put.bind(2, position)
+                    try put.bind(3, outcome.isDone ? 1 : 0)
+                    try put.bind(4, Int64(outcome.attempts))
+                    try put.bind(5, outcome.parked ? 1 : 0)
+                    if let failure = outcome.lastFailure { try put.bind(6, failure) } else { try put.bindNull(6) }
+                    try put.runBound()
+                }
+            }
+            if let checkpoint = progress.checkpoint, checkpoint > stored {
+                try db.statement(SQLiteGroupStoreSchema.SQL.setCheckpoint).run([.text(group), .int(checkpoint)])
+                try db.statement(SQLiteGroupStoreSchema.SQL.forgetOutcomes).run([.text(group), .int(checkpoint)])
+            }
+        }
     }
 
     // MARK: Helpers

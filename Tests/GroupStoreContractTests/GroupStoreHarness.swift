@@ -71,22 +71,19 @@ final class GroupStoreHarness {
         }
     }
 
-    /// Every group, its pending events and its parked count, as the store reports them.
+    /// Every group and its outcomes, as the store reports them.
     func snapshot() throws -> GroupStoreSnapshot {
         let records = try store.groups()
-        var pending: [GroupName: [PendingEvent]] = [:]
-        var parked: [GroupName: Int] = [:]
+        var outcomes: [GroupName: [EventOutcome]] = [:]
         for record in records {
-            pending[record.name] = try store.pending(of: record.name, stream: nil, after: 0, limit: 1_000_000)
-            parked[record.name] = try store.parkedCount(of: record.name)
+            outcomes[record.name] = try store.outcomes(of: record.name, after: 0, limit: 1_000_000)
         }
-        return GroupStoreSnapshot(records: records, pending: pending, parked: parked)
+        return GroupStoreSnapshot(records: records, outcomes: outcomes)
     }
 }
 
 /// What a group store holds, read back through the protocol.
 struct GroupStoreSnapshot: Equatable {
     var records: [GroupRecord]
-    var pending: [GroupName: [PendingEvent]]
-    var parked: [GroupName: Int]
+    var outcomes: [GroupName: [EventOutcome]]
 }

@@ -4,8 +4,9 @@ import LogbookTestSupport
 import Testing
 
 /// What only the PostgreSQL group store promises: its tables go beside a Logbook event log
-/// and nowhere else, the log still opens beside them, a newer group schema is refused, and
-/// a dropped connection fails one call and is made again by the next.
+/// and nowhere else, the log still opens beside them, a newer group schema is refused, version 1
+/// tables are brought to version 2 when opened, and a dropped connection fails one call and is
+/// made again by the next.
 @Suite(
     "PostgreSQL group store",
     .enabled(if: PostgresTestServer.isEnabled, Comment(rawValue: PostgresTestServer.skipReason)))
@@ -53,7 +54,7 @@ struct PostgresGroupStoreDatabaseTests {
         try store.commit(Fixture.creating(orders))
         #expect(
             try Self.tables(admin)
-                == (logTables + ["logbook_group_pending", "logbook_group_schema", "logbook_groups"]).sorted())
+                == (logTables + ["logbook_group_outcomes", "logbook_group_schema", "logbook_groups"]).sorted())
         // The log opens beside them, and the store opens again over them.
         #expect(try PostgresEventStore(connectionString: database.connectionString).headPosition() == 0)
         #expect(try PostgresGroupStore(url: database.connectionString).groups() == [orders])
@@ -63,7 +64,7 @@ struct PostgresGroupStoreDatabaseTests {
         let database = try PostgresTestDatabase()
         _ = try PostgresEventStore(connectionString: database.connectionString)
         _ = try PostgresGroupStore(url: database.connectionString)
-        try RawPostgres(database.connectionString).run("UPDATE logbook_group_schema SET version = 2")
+        try RawPostgres(database.connectionString).run("UPDATE logbook_group_schema SET version = 3")
         let error = try #require(throws: GroupStoreError.self) {
             try PostgresGroupStore(url: database.connectionString)
         }
@@ -71,7 +72,83 @@ struct PostgresGroupStoreDatabaseTests {
             Issue.record("expected notAGroupStore, got \(error)")
             return
         }
-        #expect(reason.contains("schema version 2"))
+        #expect(reason.contains("schema version 3"))
+    }
+
+    /// The first release's tables, exactly as it made them.
+    private static let version1 = """
+        CREATE TABLE IF NOT EXISTS logbook_group_schema (
+            only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+            version  integer NOT NULL CHECK (version >= 1)
+        );
+        CREATE TABLE IF NOT EXISTS logbook_groups (
+            name          text    PRIMARY KEY,
+            categories    text    NOT NULL,
+            ack_wait_ms   integer NOT NULL,
+            max_deliver   integer NOT NULL,
+            max_in_flight integer NOT NULL,
+            created_at    bigint  NOT NULL,
+            checkpoint    bigint  NOT NULL,
+            scanned       bigint  NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS logbook_group_pending (
+            group_name   text    NOT NULL,
+            position     bigint  NOT NULL,
+            stream       text    NOT NULL,
+            attempts     integer NOT NULL,
+            parked       boolean NOT NULL,
+            last_failure text,
+            payload      bytea   NOT NULL,
+            PRIMARY KEY (group_name, position)
+        );
+        CREATE INDEX IF NOT EXISTS logbook_group_pending_by_stream ON logbook_group_pending (group_name, stream, position);
+        INSERT INTO logbook_group_schema (version) VALUES (1) ON CONFLICT (only_row) DO NOTHING;
+        """
+
+    @Test func version1TablesKeepTheirProgressWhenOpened() throws {
+        let database = try PostgresTestDatabase()
+        _ = try PostgresEventStore(connectionString: database.connectionString)
+        let admin = try RawPostgres(database.connectionString)
+        try admin.run(Self.version1)
+        // The rows of the SQLite test (`version1Rows`), in PostgreSQL's spelling.
+        try admin.run(
+            """
+            INSERT INTO logbook_groups VALUES ('orders', 'product,user', 30000, 3, 64, 1700000000000, 10, 20);
+            INSERT INTO logbook_groups VALUES ('billing', 'order', 1000, 5, 8, 1700000000001, 7, 7);
+            INSERT INTO logbook_group_pending VALUES ('orders', 11, 'user-1', 0, false, NULL, '\\x7B7D');
+            INSERT INTO logbook_group_pending VALUES ('orders', 13, 'user-2', 1, false, NULL, '\\x7B7D');
+            INSERT INTO logbook_group_pending VALUES ('orders', 15, 'user-3', 3, true, 'exit status 7', '\\x7B7D');
+            INSERT INTO logbook_group_pending VALUES ('orders', 17, 'user-4', 0, false, 'expired', '\\x7B7D');
+            """)
+        let store = try PostgresGroupStore(url: database.connectionString)
+        #expect(try admin.run("SELECT version FROM logbook_group_schema") == [["2"]])
+        #expect(try Self.tables(admin).contains("logbook_group_pending") == false)
+        SQLiteGroupStoreFileTests.expectMigratedVersion1(
+            try store.groups(), try store.outcomes(of: GroupName("orders"), after: 0, limit: 100))
+        var changes = GroupChanges()
+        changes.groups[try GroupName("orders")] = Fixture.progress([.done(11), .done(13)], checkpoint: 14)
+        try store.commit(changes)
+        #expect(
+            try PostgresGroupStore(url: database.connectionString).outcomes(
+                of: GroupName("orders"), after: 0, limit: 100
+            ).map(\.position) == [15, 16, 17, 18, 19, 20])
+    }
+
+    /// Two stores opening version 1 tables at once: one migrates, the other finds them current.
+    @Test func storesOpeningVersion1TablesAtOnceMigrateThemOnce() throws {
+        let database = try PostgresTestDatabase()
+        _ = try PostgresEventStore(connectionString: database.connectionString)
+        let admin = try RawPostgres(database.connectionString)
+        try admin.run(Self.version1)
+        try admin.run("INSERT INTO logbook_groups VALUES ('orders', 'user', 30000, 5, 64, 0, 0, 3)")
+        let errors = onThreads(4) { _ in
+            _ = try PostgresGroupStore(url: database.connectionString)
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(
+            try admin.run("SELECT position, done FROM logbook_group_outcomes ORDER BY position") == [
+                ["1", "t"], ["2", "t"], ["3", "t"],
+            ])
     }
 
     @Test func aNulInAFailureReasonIsStoredAsAReplacementCharacter() throws {
@@ -80,15 +157,13 @@ struct PostgresGroupStoreDatabaseTests {
         let store = try PostgresGroupStore(url: database.connectionString)
         let orders = try Fixture.record("orders")
         var changes = Fixture.creating(orders)
-        changes.groups[orders.name] = Fixture.progress(inserted: [
-            Fixture.event(1, lastFailure: "a\u{0}b"), Fixture.event(2),
-        ])
+        changes.groups[orders.name] = Fixture.progress([Fixture.failed(1, lastFailure: "a\u{0}b"), .done(2)])
         try store.commit(changes)
         var update = GroupChanges()
-        update.groups[orders.name] = Fixture.progress(updated: [Fixture.event(2, attempts: 1, lastFailure: "\u{0}")])
+        update.groups[orders.name] = Fixture.progress([Fixture.failed(2, attempts: 1, lastFailure: "\u{0}")])
         try store.commit(update)
         #expect(
-            try store.pending(of: orders.name, stream: nil, after: 0, limit: 10).map(\.lastFailure) == [
+            try store.outcomes(of: orders.name, after: 0, limit: 10).map(\.lastFailure) == [
                 "a\u{FFFD}b", "\u{FFFD}",
             ])
     }
@@ -117,9 +192,9 @@ struct PostgresGroupStoreDatabaseTests {
         #expect(killed == [["t"]])
 
         var changes = GroupChanges()
-        changes.groups[orders.name] = Fixture.progress(inserted: [Fixture.event(1)], scanned: 1)
+        changes.groups[orders.name] = Fixture.progress([.done(2)], checkpoint: 1)
         try store.commit(changes)
-        #expect(try store.pending(of: orders.name, stream: nil, after: 0, limit: 10) == [Fixture.event(1)])
-        #expect(try store.groups().first?.scanned == 1)
+        #expect(try store.outcomes(of: orders.name, after: 0, limit: 10) == [.done(2)])
+        #expect(try store.groups().first?.checkpoint == 1)
     }
 }

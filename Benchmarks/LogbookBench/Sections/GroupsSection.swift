@@ -104,10 +104,17 @@ extension BenchSession {
         }
     }
 
+    /// Deliveries each member of a measured group holds at most: a member that acknowledges
+    /// every batch at once, as these do, keeps that many in flight.
+    static let groupMaxInFlight = 256
+
     private func createGroup(_ name: String, _ admin: inout ControlClient) throws(BenchError) {
         let reply = try admin.request(
             .createGroup,
-            ["group": .string(name), "topics": .array(FeedTopic.allCases.map { .string($0.rawValue) }), "from": 1],
+            [
+                "group": .string(name), "topics": .array(FeedTopic.allCases.map { .string($0.rawValue) }), "from": 1,
+                "maxInFlight": .int(Self.groupMaxInFlight),
+            ],
             timeoutMilliseconds: 30_000)
         guard reply?["ok"] == .bool(true) else {
             throw BenchError("CreateGroup \(name): \(reply.map { JSONWriter.string(.object($0)) } ?? "no reply")")

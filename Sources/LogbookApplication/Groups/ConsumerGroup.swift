@@ -1,7 +1,7 @@
 /// One consumer group's delivery rules, in memory and free of I/O: the caller feeds it the
-/// log's events, members' messages and the time, and writes what it records
-/// (`takeChanges()`) to the group store before it sends the deliveries it hands out or
-/// confirms an acknowledgement.
+/// log's events (with the outcomes the store recorded for them), members' messages and the
+/// time, and writes what it records (`takeChanges()`) to the group store before it confirms
+/// an acknowledgement or sends the deliveries of that turn.
 ///
 /// The rules (docs/architecture.md, "Consumer groups"): at least once; within a stream in
 /// position order with at most one event in flight; a stream stays with the member it was
@@ -9,140 +9,197 @@
 /// deliveries; an event not acknowledged within `ackWaitMilliseconds`, nacked, or held by a
 /// member that left or went silent is delivered again, and after `maxDeliver` deliveries it
 /// is parked: its stream waits, the others go on. The checkpoint is the position before the
-/// smallest pending event. Memory stays bounded: the group takes events from the log only
-/// while fewer than `window` wait in memory and fewer than `pendingLimit` are pending, and a
-/// stream keeps at most `laneMemoryLimit` of its events in memory (the rest stay in the
-/// store, `refillsNeeded`).
+/// smallest event not done.
+///
+/// What is durable: the checkpoint and, after it, each event done and each failed delivery
+/// (`EventOutcome`); a delivery itself is not recorded, so after a restart an event whose
+/// delivery was neither acknowledged nor failed goes again with the attempt number it had
+/// before that delivery. Memory stays bounded: the group takes events from the log only
+/// while fewer than `window` of them wait in memory (parked ones aside), and a stream keeps
+/// at most `laneMemoryLimit` of its events in memory (only the parked one while parked): the
+/// rest stay in the log and are read again (`refillsNeeded`).
 public struct ConsumerGroup {
-    /// Events of one stream held in memory at most; the rest wait in the store.
-    public static let laneMemoryLimit = 16
+    /// Events of one stream held in memory at most; the rest wait in the log.
+    public static let laneMemoryLimit = 256
+    /// Parked events held in memory beyond which the group takes nothing more from the log.
+    public static let parkedLimit = 10_000
 
     public private(set) var record: GroupRecord
-    /// Events waiting in memory beyond which the group takes nothing more from the log.
+    /// Every event of the group's categories at or before this position has been taken from
+    /// the log (offered), in this run; the checkpoint when the group was loaded.
+    public private(set) var frontier: Int64
+    /// Events waiting in memory (parked ones aside) beyond which the group takes nothing more
+    /// from the log.
     public let window: Int
     /// Milliseconds of silence after which a member is taken to be gone.
     public let memberTimeoutMilliseconds: Int64
     public private(set) var counters = GroupCounters()
-    /// Streams whose in-memory queue ran dry while the store holds more of their events:
-    /// read them (`pendingNeeded(for:)`) and hand them to `refill` after the store has
-    /// committed what the group recorded.
+    /// Streams whose in-memory queue ran dry while the log holds more of their events: read
+    /// them (`refillNeeded(for:)`) and hand them to `refill`.
     public private(set) var refillsNeeded: Set<String> = []
-    /// Pending events held in memory.
+    /// Events held in memory.
     public private(set) var queuedInMemory = 0
+    /// Events left in the log behind a full or parked lane.
+    public private(set) var spilledCount = 0
 
     private var lanes: [String: StreamLane] = [:]
     private var ready = ReadyLanes()
-    private var pendingPositions = PendingPositions()
+    /// Each lane's low mark; the smallest valid one is just after the checkpoint.
+    private var lowMarks = ReadyLanes()
     private var members: [MemberId: GroupMember] = [:]
     private var inFlight: [Int64: (stream: String, member: MemberId, deadline: Int64)] = [:]
     private var affinity: [String: MemberId] = [:]
-    private var parkedPositions: Set<Int64> = []
+    /// Parked events (each its lane's head), by position.
+    private var parkedStreams: [Int64: String] = [:]
+    private var outcomes = OutcomeBuffer()
     private var changes = GroupChanges.Progress()
     private let categories: Set<String>
 
     /// Affinities of streams with nothing pending are forgotten beyond this many.
     static let affinityLimit = 100_000
 
-    /// A group as the store holds it, with nothing pending yet; hand its pending events to
-    /// `restore(_:)` in position order.
-    public init(_ record: GroupRecord, window: Int = 10_000, memberTimeoutMilliseconds: Int64 = 5_000) {
+    /// A group as the store holds it: it takes the log's events after its checkpoint, with
+    /// the outcomes the store holds for them (`outcomesNeeded(through:)`).
+    public init(_ record: GroupRecord, window: Int = 4_096, memberTimeoutMilliseconds: Int64 = 5_000) {
         self.record = record
+        frontier = record.checkpoint
         self.window = max(1, window)
         self.memberTimeoutMilliseconds = memberTimeoutMilliseconds
         categories = Set(record.categories)
+        outcomes.loadedThrough = record.checkpoint
     }
 
     // MARK: What the group holds
 
-    /// Pending events (in memory or in the store) per event of `window` beyond which the group
-    /// takes nothing more from the log: a few long streams, or a parked event's stream, fill
-    /// the store and not memory, but each pending position still costs a few bytes here.
-    public static let pendingPerWindow = 100
-    /// Pending events beyond which the group takes nothing more from the log.
-    public var pendingLimit: Int { window * Self.pendingPerWindow }
-
     /// Whether the group takes more events from the log now.
-    public var wantsEvents: Bool { queuedInMemory < window && pendingPositions.count < pendingLimit }
+    public var wantsEvents: Bool {
+        queuedInMemory - parkedStreams.count < window && parkedStreams.count < Self.parkedLimit
+    }
     public var memberCount: Int { members.count }
     public var inFlightCount: Int { inFlight.count }
-    public var pendingCount: Int { pendingPositions.count }
-    public var parkedCount: Int { parkedPositions.count }
+    /// Events taken from the log and not done: in memory, or left in the log behind their lane.
+    public var pendingCount: Int { queuedInMemory + spilledCount }
+    public var parkedCount: Int { parkedStreams.count }
     public func isMember(_ member: MemberId) -> Bool { members[member] != nil }
-    /// The members, in no particular order.
 
     /// The parked events, in position order.
     public var parked: [PendingEvent] {
-        parkedPositions.sorted().compactMap { position in
-            lanes.values.first { $0.head?.position == position }?.head
+        parkedStreams.keys.sorted().compactMap { position in
+            parkedStreams[position].flatMap { lanes[$0]?.head }
         }
     }
 
-    /// What the group recorded since the last call, for the store.
+    /// What the group recorded since the last call, for the store: outcomes after the
+    /// checkpoint only (the store forgets those at or before it).
     public mutating func takeChanges() -> GroupChanges.Progress {
         defer { changes = GroupChanges.Progress() }
+        let checkpoint = record.checkpoint
+        if changes.outcomes.contains(where: { $0.key <= checkpoint }) {
+            changes.outcomes = changes.outcomes.filter { $0.key > checkpoint }
+        }
         return changes
+    }
+
+    // MARK: Outcomes from the store
+
+    /// Where to read the store's outcomes from (after that position) before events through
+    /// `position` are offered; nil when what was read covers them.
+    public func outcomesNeeded(through position: Int64) -> Int64? {
+        outcomes.loadedThrough < position ? outcomes.loadedThrough : nil
+    }
+
+    /// The store's next outcomes, in position order; `complete` when there are no more.
+    public mutating func loadOutcomes(_ page: [EventOutcome], complete: Bool) {
+        outcomes.load(page, complete: complete)
     }
 
     // MARK: Events from the log
 
-    /// Pending events read back from the store after a restart, in position order.
-    public mutating func restore(_ events: [PendingEvent]) {
-        for event in events { take(event, inserting: false) }
-    }
-
-    /// The log's events after `scanned`, in position order; every event of the group's
-    /// categories up to `through` is among them.
+    /// The log's events after `frontier`, in position order; every event of the group's
+    /// categories up to `through` is among them. Read the store's outcomes through `through`
+    /// first (`outcomesNeeded`): an event recorded done is skipped, one whose deliveries
+    /// failed keeps its attempts and parking.
     public mutating func offer(_ events: [PendingEvent], through: Int64) {
-        for event in events where event.position > record.scanned {
+        for event in events where event.position > frontier {
             guard categories.contains(RecordedEvent.category(ofStream: event.stream)) else { continue }
-            take(event, inserting: true)
+            var event = event
+            if let outcome = outcomes.take(event.position) {
+                if outcome.isDone { continue }
+                event.attempts = outcome.attempts
+                event.parked = outcome.parked
+                event.lastFailure = outcome.lastFailure
+            }
+            take(event)
+            frontier = event.position
         }
-        if through > record.scanned {
-            record.scanned = through
-            changes.scanned = through
-        }
+        if through > frontier { frontier = through }
+        outcomes.forget(through: frontier)
         moveCheckpoint()
     }
 
-    private mutating func take(_ event: PendingEvent, inserting: Bool) {
-        if inserting { changes.inserted.append(event) }
-        pendingPositions.append(event.position)
+    private mutating func take(_ event: PendingEvent) {
         var lane = lanes[event.stream] ?? StreamLane()
+        let isNew = lane.isEmpty
         let wasReady = lane.isReady
         lane.lastPosition = event.position
-        if lane.spilledAfter == nil, lane.queue.count < Self.laneMemoryLimit {
+        if lane.spilledAfter == nil, lane.queue.count < Self.laneMemoryLimit, lane.head?.parked != true {
             lane.queue.append(event)
             queuedInMemory += 1
-            if event.parked, lane.queue.count == 1 { parkedPositions.insert(event.position) }
-        } else if lane.spilledAfter == nil {
-            lane.spilledAfter = lane.queue.last?.position
+            if event.parked, lane.queue.count == 1 { parkedStreams[event.position] = event.stream }
+        } else {
+            if lane.spilledAfter == nil { lane.spilledAfter = lane.queue.last?.position ?? event.position - 1 }
+            lane.spilled += 1
+            spilledCount += 1
         }
         lanes[event.stream] = lane
+        if isNew { lowMarks.push(event.position, event.stream) }
         if !wasReady, lane.isReady { ready.push(event.position, event.stream) }
     }
 
-    /// For a stream in `refillsNeeded`: read the store's pending events of `stream` after
-    /// the returned position, at most `laneMemoryLimit`.
-    public func pendingNeeded(for stream: String) -> Int64? {
-        lanes[stream]?.spilledAfter
+    /// For a stream in `refillsNeeded`: read the log's events of `stream` after `after`, up
+    /// to `through` (the last one the group took), at most `laneMemoryLimit` of them.
+    public func refillNeeded(for stream: String) -> (after: Int64, through: Int64)? {
+        guard let lane = lanes[stream], let after = lane.spilledAfter else { return nil }
+        return (after, lane.lastPosition)
     }
 
-    /// The store's next pending events of `stream`, read after the store committed what the
-    /// group recorded.
-    public mutating func refill(_ stream: String, with events: [PendingEvent]) {
-        refillsNeeded.remove(stream)
-        guard var lane = lanes[stream], let after = lane.spilledAfter else { return }
+    /// The log's events of `stream` after the position `refillNeeded` gave, in position
+    /// order, from a read that covered the log through `readThrough`.
+    public mutating func refill(_ stream: String, with events: [PendingEvent], readThrough: Int64) {
+        guard var lane = lanes[stream], let after = lane.spilledAfter else {
+            refillsNeeded.remove(stream)
+            return
+        }
         let wasReady = lane.isReady
         var last = after
-        for event in events where event.position > last && lane.queue.count < Self.laneMemoryLimit {
+        var taken = 0
+        for event in events where event.stream == stream && event.position > last {
+            guard event.position <= lane.lastPosition, lane.queue.count < Self.laneMemoryLimit,
+                lane.head?.parked != true
+            else { break }
             lane.queue.append(event)
             queuedInMemory += 1
+            taken += 1
             last = event.position
         }
-        lane.spilledAfter = last >= lane.lastPosition ? nil : last
-        if let head = lane.head, head.parked { parkedPositions.insert(head.position) }
+        let full = lane.queue.count >= Self.laneMemoryLimit || lane.head?.parked == true
+        let covered = full ? last : max(last, readThrough)
+        let left = covered >= lane.lastPosition ? 0 : max(0, lane.spilled - taken)
+        spilledCount -= lane.spilled - left
+        lane.spilled = left
+        lane.spilledAfter = left == 0 ? nil : covered
+        if let head = lane.head, head.parked { parkedStreams[head.position] = stream }
+        guard !lane.isEmpty else {
+            lanes.removeValue(forKey: stream)
+            refillsNeeded.remove(stream)
+            moveCheckpoint()
+            return
+        }
+        if !lane.queue.isEmpty { refillsNeeded.remove(stream) }
         lanes[stream] = lane
+        if let mark = lane.lowMark { lowMarks.push(mark, stream) }
         if !wasReady, lane.isReady, let head = lane.head { ready.push(head.position, stream) }
+        moveCheckpoint()
     }
 
     // MARK: Members
@@ -231,13 +288,10 @@ public struct ConsumerGroup {
 
     /// Gives a parked event `maxDeliver` more deliveries; false when `position` is not parked.
     public mutating func retry(_ position: Int64) -> Bool {
-        guard parkedPositions.remove(position) != nil,
-            let stream = lanes.first(where: { $0.value.head?.position == position })?.key,
-            var lane = lanes[stream]
-        else { return false }
+        guard let stream = parkedStreams.removeValue(forKey: position), var lane = lanes[stream] else { return false }
         lane.queue[0].parked = false
         lane.queue[0].attempts = 0
-        changes.updated[position] = lane.queue[0]
+        record(lane.queue[0].failedOutcome)
         lanes[stream] = lane
         ready.push(position, stream)
         return true
@@ -245,9 +299,7 @@ public struct ConsumerGroup {
 
     /// Finishes a parked event without delivering it again; false when `position` is not parked.
     public mutating func skip(_ position: Int64) -> Bool {
-        guard parkedPositions.remove(position) != nil,
-            let stream = lanes.first(where: { $0.value.head?.position == position })?.key
-        else { return false }
+        guard let stream = parkedStreams.removeValue(forKey: position) else { return false }
         finishHead(of: stream)
         moveCheckpoint()
         return true
@@ -255,8 +307,9 @@ public struct ConsumerGroup {
 
     // MARK: Deliveries
 
-    /// Hands out what the members have room for, smallest positions first, and records the
-    /// attempts. Send them only after `takeChanges()` is committed.
+    /// Hands out what the members have room for, smallest positions first. Send them only
+    /// after the turn's changes (`takeChanges()`) are committed: an acknowledgement of this
+    /// turn may have readied the next event of its stream.
     public mutating func takeDeliveries(now: Int64) -> [GroupDelivery] {
         var room = members.values.reduce(0) { $0 + max(0, $1.limit - $1.inFlight) }
         var deliveries: [GroupDelivery] = []
@@ -276,7 +329,6 @@ public struct ConsumerGroup {
             members[member]?.inFlight += 1
             affinity[stream] = member
             inFlight[position] = (stream, member, now + Int64(record.settings.ackWaitMilliseconds))
-            changes.updated[position] = event
             counters.delivered += 1
             if event.attempts > 1 { counters.redelivered += 1 }
             room -= 1
@@ -291,10 +343,9 @@ public struct ConsumerGroup {
 
     /// A delivery that was never sent: its member's connection was gone when the groups
     /// process came to send it. It was no attempt, so it is taken back: the event is ready
-    /// again with the attempts it had before (the store, which recorded the attempt before
-    /// the send, is corrected with the turn's changes). False when `member` does not hold
-    /// `position`. Call `leave` for the member afterwards: what it was really sent is failed
-    /// there, and counted.
+    /// again with the attempts it had before. False when `member` does not hold `position`.
+    /// Call `leave` for the member afterwards: what it was really sent is failed there, and
+    /// counted.
     @discardableResult
     public mutating func unsent(_ position: Int64, to member: MemberId) -> Bool {
         guard let flight = inFlight[position], flight.member == member, var lane = lanes[flight.stream],
@@ -304,7 +355,6 @@ public struct ConsumerGroup {
         release(member)
         lane.inFlight = false
         lane.queue[0].attempts -= 1
-        changes.updated[position] = lane.queue[0]
         lanes[flight.stream] = lane
         counters.delivered -= 1
         if lane.queue[0].attempts > 0 { counters.redelivered -= 1 }
@@ -326,27 +376,28 @@ public struct ConsumerGroup {
 
     // MARK: Bookkeeping
 
-    /// The head of `stream` is done: removed from the store, and the next event may go.
+    /// The head of `stream` is done: recorded so, and the next event may go.
     private mutating func finishHead(of stream: String) {
         guard var lane = lanes[stream], !lane.queue.isEmpty else { return }
         let done = lane.queue.removeFirst()
         lane.inFlight = false
         queuedInMemory -= 1
-        pendingPositions.remove(done.position)
-        changes.removed.append(done.position)
+        record(.done(done.position))
         if lane.isEmpty {
             lanes.removeValue(forKey: stream)
             return
         }
         if lane.queue.isEmpty { refillsNeeded.insert(stream) }
         if let head = lane.head {
-            if head.parked { parkedPositions.insert(head.position) }
+            if head.parked { parkedStreams[head.position] = stream }
             if lane.isReady { ready.push(head.position, stream) }
         }
         lanes[stream] = lane
+        if let mark = lane.lowMark { lowMarks.push(mark, stream) }
     }
 
-    /// A delivery failed: delivered again, or parked after its last allowed attempt.
+    /// A delivery failed: delivered again, or parked after its last allowed attempt (its
+    /// stream's later events then wait in the log, not in memory).
     private mutating func fail(_ position: Int64, reason: String) {
         guard let flight = inFlight.removeValue(forKey: position), var lane = lanes[flight.stream] else { return }
         release(flight.member)
@@ -354,13 +405,26 @@ public struct ConsumerGroup {
         lane.queue[0].lastFailure = reason
         if lane.queue[0].attempts >= record.settings.maxDeliver {
             lane.queue[0].parked = true
-            parkedPositions.insert(position)
+            parkedStreams[position] = flight.stream
             counters.parked += 1
+            if lane.queue.count > 1 {
+                let behind = lane.queue.count - 1
+                lane.queue.removeLast(behind)
+                queuedInMemory -= behind
+                lane.spilledAfter = position
+                lane.spilled += behind
+                spilledCount += behind
+            }
         } else {
             ready.push(position, flight.stream)
         }
-        changes.updated[position] = lane.queue[0]
+        record(lane.queue[0].failedOutcome)
         lanes[flight.stream] = lane
+    }
+
+    private mutating func record(_ outcome: EventOutcome) {
+        changes.outcomes[outcome.position] = outcome
+        changes.isUrgent = true
     }
 
     /// The member holds one delivery fewer: the streams that waited for its room may go.
@@ -372,10 +436,61 @@ public struct ConsumerGroup {
         members[member] = state
     }
 
+    /// The checkpoint: just before the smallest low mark of a lane, or the frontier when no
+    /// lane holds anything. It only moves forwards.
     private mutating func moveCheckpoint() {
-        let checkpoint = (pendingPositions.first ?? record.scanned + 1) - 1
-        guard checkpoint != record.checkpoint else { return }
+        while let top = lowMarks.min, lanes[top.stream]?.lowMark != top.position { _ = lowMarks.popMin() }
+        if lowMarks.count > 4 * lanes.count + 1_024 { rebuildLowMarks() }
+        let checkpoint = (lowMarks.min?.position ?? frontier + 1) - 1
+        guard checkpoint > record.checkpoint else { return }
         record.checkpoint = checkpoint
         changes.checkpoint = checkpoint
+    }
+
+    private mutating func rebuildLowMarks() {
+        lowMarks.removeAll()
+        for (stream, lane) in lanes { if let mark = lane.lowMark { lowMarks.push(mark, stream) } }
+    }
+}
+
+/// Outcomes read from the store for positions after a group's frontier, in position order,
+/// and how far the store was read (`loadedThrough`: every outcome at or before it is here
+/// or was taken).
+private struct OutcomeBuffer {
+    private var entries: [EventOutcome] = []
+    private var start = 0
+    var loadedThrough: Int64 = 0
+
+    mutating func load(_ page: [EventOutcome], complete: Bool) {
+        for outcome in page where outcome.position > loadedThrough && outcome.position > (entries.last?.position ?? 0) {
+            entries.append(outcome)
+        }
+        loadedThrough = complete ? .max : max(loadedThrough, page.last?.position ?? loadedThrough)
+    }
+
+    /// The outcome of `position`, dropping those before it.
+    mutating func take(_ position: Int64) -> EventOutcome? {
+        forget(through: position - 1)
+        guard start < entries.count, entries[start].position == position else { return nil }
+        let outcome = entries[start]
+        start += 1
+        compact()
+        return outcome
+    }
+
+    /// Drops the outcomes at or before `position`.
+    mutating func forget(through position: Int64) {
+        while start < entries.count, entries[start].position <= position { start += 1 }
+        compact()
+    }
+
+    private mutating func compact() {
+        if start == entries.count {
+            entries.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start > 1_024 {
+            entries.removeFirst(start)
+            start = 0
+        }
     }
 }

@@ -5,11 +5,17 @@ import LogbookDomain
 /// log's events, members' messages and admin requests, then calls `finishTurn(now:)`, which
 /// commits what the turn recorded and only then returns the deliveries to send; replies to
 /// the turn's requests go out after that too, so a confirmed acknowledgement, a created
-/// group or a recorded attempt is durable. When a commit fails, the groups are read back
-/// from the store (what the failed turn did is forgotten; members stay, their deliveries are
-/// made again) and the error is thrown for the caller to answer the turn's requests with.
-/// When even that read fails, every request is answered `unavailable` and each turn reads
-/// the store again until it can: no group is ever reported missing for a store's trouble.
+/// group or a recorded failure is durable. A turn that recorded only a checkpoint moved by
+/// the log (events of other categories, or none) commits it within `lazyCommitMilliseconds`
+/// instead: a restart before then reads those events again, and skips them again.
+///
+/// The store holds no events: a group reads the log from its checkpoint (the caller's
+/// follower, from `frontier(of:)`) and the store's outcomes as it goes (`offer`). When a
+/// commit fails, the groups are read back from the store (what was not committed is
+/// forgotten; members stay, their deliveries are made again) and the error is thrown for the
+/// caller to answer the turn's requests with and to move its followers back. When even that
+/// read fails, every request is answered `unavailable` and each turn reads the store again
+/// until it can: no group is ever reported missing for a store's trouble.
 public final class GroupDispatcher {
     private let store: any GroupStore
     /// Events a group holds in memory before it takes no more from the log.
@@ -17,15 +23,26 @@ public final class GroupDispatcher {
     public let memberTimeoutMilliseconds: Int64
     private var groups: [GroupName: ConsumerGroup] = [:]
     private var pendingChanges = GroupChanges()
+    /// When the last commit was made (or the dispatcher started), monotonic milliseconds.
+    private var lastCommit: Int64?
     /// Why the groups could not be read back after a failed commit; nil when they are in memory.
     private var unreadable: GroupStoreError?
     /// Members of each group when the store became unreadable, to join again once it is read.
     private var membersToRestore: [GroupName: [MemberId: Int]] = [:]
-    /// Pending events read back per store read when a group is loaded.
-    static let restorePage = 1_000
+    /// Outcomes read per store read.
+    static let outcomePage = 1_000
+    /// The longest a checkpoint moved only by the log waits for a commit.
+    public static let lazyCommitMilliseconds: Int64 = 1_000
+    /// Outcome reads since the dispatcher started (for profiles).
+    public private(set) var outcomeReads = 0
+    /// Commits since the dispatcher started.
+    public private(set) var commits = 0
+    /// How many times the groups were read from the store: each time, every group reads the
+    /// log again from its checkpoint (`frontier(of:)`).
+    public private(set) var loads = 0
 
-    /// Loads every group and its pending events from `store`.
-    public init(store: any GroupStore, window: Int = 10_000, memberTimeoutMilliseconds: Int64 = 5_000)
+    /// Loads every group from `store`; each takes the log's events after its checkpoint.
+    public init(store: any GroupStore, window: Int = 4_096, memberTimeoutMilliseconds: Int64 = 5_000)
         throws(GroupStoreError)
     {
         self.store = store
@@ -37,17 +54,11 @@ public final class GroupDispatcher {
     private func load() throws(GroupStoreError) {
         var loaded: [GroupName: ConsumerGroup] = [:]
         for record in try store.groups() {
-            var group = ConsumerGroup(record, window: window, memberTimeoutMilliseconds: memberTimeoutMilliseconds)
-            var after = record.checkpoint
-            while true {
-                let page = try store.pending(of: record.name, stream: nil, after: after, limit: Self.restorePage)
-                group.restore(page)
-                guard let last = page.last, page.count == Self.restorePage else { break }
-                after = last.position
-            }
-            loaded[record.name] = group
+            loaded[record.name] = ConsumerGroup(
+                record, window: window, memberTimeoutMilliseconds: memberTimeoutMilliseconds)
         }
         groups = loaded
+        loads += 1
     }
 
     // MARK: Admin
@@ -70,7 +81,7 @@ public final class GroupDispatcher {
         groups[name] = ConsumerGroup(record, window: window, memberTimeoutMilliseconds: memberTimeoutMilliseconds)
     }
 
-    /// Deletes a group, its progress and its pending events; its members are forgotten.
+    /// Deletes a group and its progress; its members are forgotten.
     public func delete(_ name: GroupName) throws(ServiceError) {
         _ = try group(name)
         groups.removeValue(forKey: name)
@@ -166,20 +177,79 @@ public final class GroupDispatcher {
     /// Whether `name` takes more events from the log now.
     public func wantsEvents(_ name: GroupName) -> Bool { groups[name]?.wantsEvents ?? false }
 
-    /// The log's events after the group's `scanned` position, in order, through `through`.
-    public func offer(_ events: [PendingEvent], through: Int64, to name: GroupName) {
-        groups[name]?.offer(events, through: through)
+    /// Where `name`'s reading of the log stands: every event of its categories at or before
+    /// it was offered (after a load, its checkpoint).
+    public func frontier(of name: GroupName) -> Int64? { groups[name]?.frontier }
+
+    /// The log's events after the group's frontier, in order, through `through`, with the
+    /// store's outcomes for them read first. When the store cannot be read, nothing is
+    /// offered and the error is thrown: read the log again from `frontier(of:)`.
+    public func offer(_ events: [PendingEvent], through: Int64, to name: GroupName) throws(GroupStoreError) {
+        // Out of the dictionary while it changes, so that its storage is not copied.
+        guard var group = groups.removeValue(forKey: name) else { return }
+        defer { groups[name] = group }
+        while let after = group.outcomesNeeded(through: through) {
+            let page = try store.outcomes(of: name, after: after, limit: Self.outcomePage)
+            outcomeReads += 1
+            group.loadOutcomes(page, complete: page.count < Self.outcomePage)
+        }
+        group.offer(events, through: through)
+    }
+
+    /// Whether some group has streams to read again from the log (`refillsNeeded`).
+    public var needsRefills: Bool { groups.values.contains { !$0.refillsNeeded.isEmpty } }
+
+    /// Per group, the streams whose memory ran dry while the log holds more of their events:
+    /// read the log once for all of them (`LogRefill`) and hand what was read to `refill`.
+    public var refillsNeeded: [LogRefill] {
+        var refills: [LogRefill] = []
+        for (name, group) in groups where !group.refillsNeeded.isEmpty {
+            var after = Int64.max
+            var through: Int64 = 0
+            var streams: Set<String> = []
+            for stream in group.refillsNeeded {
+                guard let range = group.refillNeeded(for: stream) else { continue }
+                after = min(after, range.after)
+                through = max(through, range.through)
+                streams.insert(stream)
+            }
+            guard !streams.isEmpty else { continue }
+            refills.append(
+                LogRefill(
+                    group: name, categories: group.record.categories, streams: streams, after: after, through: through))
+        }
+        return refills
+    }
+
+    /// The log's events read for `refill`, from `refill.after + 1` through `readThrough`, in
+    /// order (those of other streams may be left out): each of its streams takes its own.
+    public func refill(_ refill: LogRefill, with events: [PendingEvent], readThrough: Int64) {
+        var byStream: [String: [PendingEvent]] = [:]
+        for event in events where refill.streams.contains(event.stream) {
+            byStream[event.stream, default: []].append(event)
+        }
+        guard var group = groups.removeValue(forKey: refill.group) else { return }
+        defer { groups[refill.group] = group }
+        for stream in refill.streams {
+            group.refill(stream, with: byStream[stream] ?? [], readThrough: readThrough)
+        }
     }
 
     // MARK: Turns
 
-    /// The earliest monotonic time at which a turn has something to expire.
-    public func nextDeadline() -> Int64? { groups.values.compactMap { $0.nextDeadline() }.min() }
+    /// The earliest monotonic time at which a turn has something to do: a delivery or a
+    /// member to expire, or a checkpoint to commit.
+    public func nextDeadline() -> Int64? {
+        var deadline = groups.values.compactMap { $0.nextDeadline() }.min()
+        if !pendingChanges.isEmpty, let lastCommit {
+            deadline = min(deadline ?? .max, lastCommit + Self.lazyCommitMilliseconds)
+        }
+        return deadline
+    }
 
-    /// Ends a turn: expires what is due, hands out deliveries, commits everything the turn
-    /// recorded, and refills the streams whose memory ran dry from the store (handing out
-    /// and committing again when that gave a stream its next event). The deliveries returned
-    /// may be sent, and the turn's replies given, once this returns.
+    /// Ends a turn: expires what is due, hands out deliveries and commits what the turn
+    /// recorded (a checkpoint moved only by the log may wait). The deliveries returned may
+    /// be sent, and the turn's replies given, once this returns.
     public func finishTurn(now: Int64) throws(GroupStoreError) -> [GroupDelivery] {
         if let unreadable {
             do {
@@ -191,48 +261,35 @@ public final class GroupDispatcher {
             rejoin(membersToRestore, now: now)
             membersToRestore = [:]
         }
+        if lastCommit == nil { lastCommit = now }
         for name in groupNames { groups[name]?.tick(now: now) }
         var deliveries: [GroupDelivery] = []
-        repeat {
-            for name in groupNames {
-                deliveries += groups[name]?.takeDeliveries(now: now) ?? []
-                guard let progress = groups[name]?.takeChanges(), !progress.isEmpty else { continue }
-                pendingChanges.groups[name] = progress
+        var urgent = !pendingChanges.created.isEmpty || !pendingChanges.deleted.isEmpty
+        for name in groupNames {
+            deliveries += groups[name]?.takeDeliveries(now: now) ?? []
+            guard let progress = groups[name]?.takeChanges(), !progress.isEmpty || progress.isUrgent else {
+                continue
             }
-            let changes = pendingChanges
-            pendingChanges = GroupChanges()
-            if !changes.isEmpty {
-                do {
-                    try store.commit(changes)
-                } catch {
-                    try recover(from: error, now: now)
-                }
-            }
-        } while try refill()
+            urgent = urgent || progress.isUrgent
+            pendingChanges.groups[name, default: GroupChanges.Progress()].merge(progress)
+        }
+        let due = urgent || now - (lastCommit ?? now) >= Self.lazyCommitMilliseconds
+        guard due else { return deliveries }
+        let changes = pendingChanges
+        pendingChanges = GroupChanges()
+        lastCommit = now
+        guard !changes.isEmpty else { return deliveries }
+        do {
+            try store.commit(changes)
+            commits += 1
+        } catch {
+            try recover(from: error, now: now)
+        }
         return deliveries
     }
 
-    /// Reads the store's next pending events of every stream whose memory ran dry; true
-    /// when some stream got events.
-    private func refill() throws(GroupStoreError) -> Bool {
-        var refilled = false
-        for name in groupNames {
-            guard let streams = groups[name]?.refillsNeeded, !streams.isEmpty else { continue }
-            for stream in streams {
-                guard let after = groups[name]?.pendingNeeded(for: stream) else {
-                    groups[name]?.refill(stream, with: [])
-                    continue
-                }
-                let events = try store.pending(
-                    of: name, stream: stream, after: after, limit: ConsumerGroup.laneMemoryLimit)
-                groups[name]?.refill(stream, with: events)
-                refilled = refilled || !events.isEmpty
-            }
-        }
-        return refilled
-    }
-
-    /// After a failed commit: the groups as the store has them, with the same members.
+    /// After a failed commit: the groups as the store has them, with the same members (each
+    /// reads the log again from its checkpoint).
     private func recover(from error: GroupStoreError, now: Int64) throws(GroupStoreError) {
         let members = groups.mapValues { $0.memberLimits }
         pendingChanges = GroupChanges()
@@ -295,4 +352,15 @@ public final class GroupDispatcher {
             .notFound, "no parked event at position \(position) in \(name)",
             details: [("group", .string(name.rawValue)), ("position", .int(Int(position)))])
     }
+}
+
+/// A read of the log a group needs to refill the lanes of `streams`: its categories' events
+/// after `after` (the earliest of those lanes' positions), up to `through` (the last one of
+/// those streams the group took).
+public struct LogRefill: Sendable, Equatable {
+    public let group: GroupName
+    public let categories: [String]
+    public let streams: Set<String>
+    public let after: Int64
+    public let through: Int64
 }

@@ -1,10 +1,7 @@
 /// A consumer group as the group store keeps it: what it is (name, the stream categories it
-/// takes, its settings) and how far it got.
-///
-/// Every event of the group's categories at or before `checkpoint` is done (acknowledged or
-/// skipped); every such event after `checkpoint` and at or before `scanned` is either done
-/// or one of the group's pending events (`PendingEvent`) in the store. Events after
-/// `scanned` have not been taken from the log yet.
+/// takes, its settings) and how far it got. Every event of the group's categories at or
+/// before `checkpoint` is done (acknowledged or skipped); what is known of the events after
+/// it is in the store's outcomes (`EventOutcome`).
 public struct GroupRecord: Hashable, Sendable {
     public let name: GroupName
     /// The stream categories whose events the group takes (`user`, `post`, …), sorted.
@@ -13,17 +10,12 @@ public struct GroupRecord: Hashable, Sendable {
     /// Milliseconds since the Unix epoch when the group was created.
     public let createdAt: Int64
     public var checkpoint: Int64
-    public var scanned: Int64
 
-    public init(
-        name: GroupName, categories: [String], settings: GroupSettings, createdAt: Int64, checkpoint: Int64,
-        scanned: Int64
-    ) {
+    public init(name: GroupName, categories: [String], settings: GroupSettings, createdAt: Int64, checkpoint: Int64) {
         self.name = name
         self.categories = categories.sorted()
         self.settings = settings
         self.createdAt = createdAt
         self.checkpoint = checkpoint
-        self.scanned = scanned
     }
 }

@@ -1,16 +1,13 @@
-/// Where the groups process keeps every group's definition and progress durably (a SQLite
-/// file of its own, or PostgreSQL tables). One groups process writes a store at a time.
+/// Where the groups process keeps every group's definition and durable progress (a SQLite
+/// file of its own, or PostgreSQL tables): per group its checkpoint and the outcomes of
+/// events after it (`EventOutcome`), never the events themselves, which stay in the log.
+/// One groups process writes a store at a time.
 public protocol GroupStore: AnyObject {
     /// Every group, by name.
     func groups() throws(GroupStoreError) -> [GroupRecord]
 
-    /// Up to `limit` pending events of `group` after position `after`, in position order;
-    /// only those of `stream` when it is given.
-    func pending(of group: GroupName, stream: String?, after: Int64, limit: Int) throws(GroupStoreError)
-        -> [PendingEvent]
-
-    /// How many pending events of `group` are parked.
-    func parkedCount(of group: GroupName) throws(GroupStoreError) -> Int
+    /// Up to `limit` outcomes of `group`'s events after position `after`, in position order.
+    func outcomes(of group: GroupName, after: Int64, limit: Int) throws(GroupStoreError) -> [EventOutcome]
 
     /// Writes `changes` in one transaction, durable when this returns; on a throw nothing
     /// of them was written. Creating a group whose name exists is `.groupExists`.

@@ -1,6 +1,7 @@
-/// An event a group has taken from the log and not yet finished with: waiting for its
-/// turn in its stream, delivered and not acknowledged, or parked. `payload` is what a
-/// member receives (the event's envelope, as the wire writes it); the group never reads it.
+/// An event a group holds in memory, taken from the log and not yet done: waiting for its
+/// turn in its stream, delivered and not acknowledged, or parked. `payload` is what a member
+/// receives (the event's envelope, as the wire writes it); the group never reads it.
+/// `attempts` counts deliveries made, in this run and the failed ones recorded before.
 public struct PendingEvent: Hashable, Sendable {
     public let position: Int64
     public let stream: String
@@ -23,5 +24,10 @@ public struct PendingEvent: Hashable, Sendable {
         self.parked = parked
         self.lastFailure = lastFailure
         self.payload = payload
+    }
+
+    /// Its durable outcome now: a failed one, with what was recorded of its deliveries.
+    var failedOutcome: EventOutcome {
+        .failed(position, attempts: attempts, parked: parked, lastFailure: lastFailure)
     }
 }

@@ -1,11 +1,15 @@
-/// The streams whose next event may be delivered, smallest position first, so that a
-/// group's checkpoint moves as early as it can. A min-heap of `(position, stream)`; an entry
-/// whose lane has moved on since is skipped by the caller (`ConsumerGroup` checks each one
-/// it pops against its lane).
+/// A min-heap of `(position, stream)`: the streams whose next event may be delivered,
+/// smallest position first, so that a group's checkpoint moves as early as it can, and the
+/// lanes' low marks, whose smallest is just after the checkpoint. An entry whose lane has
+/// moved on since is skipped by the caller (`ConsumerGroup` checks each one it pops or peeks
+/// at against its lane).
 struct ReadyLanes {
     private var heap: [(position: Int64, stream: String)] = []
 
     var count: Int { heap.count }
+
+    /// The smallest entry, left in place.
+    var min: (position: Int64, stream: String)? { heap.first }
 
     mutating func push(_ position: Int64, _ stream: String) {
         heap.append((position, stream))

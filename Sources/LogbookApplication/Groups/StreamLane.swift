@@ -1,11 +1,14 @@
-/// One stream's pending events in a group: delivered one at a time, in position order.
-/// The head (`queue[0]`) is the one delivered, waiting for its turn, or parked. At most
-/// `ConsumerGroup.laneMemoryLimit` events are held in memory; the stream's later events stay
-/// in the group store only (`spilledAfter`) until the queue runs dry and is refilled.
+/// One stream's events in a group, not yet done: delivered one at a time, in position
+/// order. The head (`queue[0]`) is the one delivered, waiting for its turn, or parked. At
+/// most `ConsumerGroup.laneMemoryLimit` events are held in memory (only the head while it is
+/// parked); the stream's later events are left in the log (`spilledAfter`) and read from it
+/// again once the queue runs dry.
 struct StreamLane {
     var queue: [PendingEvent] = []
-    /// When set, the stream's pending events after this position are in the store only.
+    /// When set, the stream's events after this position, up to `lastPosition`, are in the
+    /// log only (`spilled` of them).
     var spilledAfter: Int64?
+    var spilled = 0
     /// The last position of the stream the group has taken from the log.
     var lastPosition: Int64 = 0
     /// True while the head is delivered and not yet acknowledged or failed.
@@ -16,6 +19,10 @@ struct StreamLane {
     /// Whether the head may be delivered now.
     var isReady: Bool { !inFlight && queue.first.map { !$0.parked } ?? false }
 
-    /// Whether the lane holds nothing and knows of nothing more in the store.
+    /// Whether the lane holds nothing and knows of nothing more in the log.
     var isEmpty: Bool { queue.isEmpty && spilledAfter == nil }
+
+    /// The smallest position of the stream that may not be done: the head, or when the queue
+    /// ran dry, the first position after what was read (nil for an empty lane).
+    var lowMark: Int64? { queue.first?.position ?? spilledAfter.map { $0 + 1 } }
 }

@@ -2,7 +2,7 @@ import LogbookFeed
 import LogbookZMQ
 
 /// One group's way to the log: a `FeedFollower` of its topics, whose cursor is the group's
-/// `scanned` position, and when the feed was last heard from. A class so that the groups
+/// frontier, and when the feed was last heard from. A class so that the groups
 /// loop can keep one per group in a dictionary; it is made, used and dropped on that loop's
 /// thread only.
 final class GroupFollower {

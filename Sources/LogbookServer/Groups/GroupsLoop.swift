@@ -5,12 +5,14 @@ import LogbookJSON
 import LogbookWire
 import LogbookZMQ
 
-/// The groups process's one thread: the groups ROUTER, and per group a follower of the log.
-/// Each turn it reads members' and admins' requests, takes the log's next events for every
-/// group that has room (`GroupDispatcher.wantsEvents`), then has the dispatcher commit what
-/// the turn recorded; only then do the turn's replies and deliveries go out, so an
-/// acknowledgement is confirmed, and an attempt counted, only once it is durable. When the
-/// commit fails, the turn's requests are answered `unavailable` and nothing is delivered.
+/// The groups process's one thread: the groups ROUTER, per group a follower of the log, and
+/// one more `ReadLog` channel for the streams a group reads again. Each turn it reads
+/// members' and admins' requests, takes the log's next events for every group that has room
+/// (`GroupDispatcher.wantsEvents`), reads again the streams whose lanes ran dry, then has the
+/// dispatcher commit what the turn recorded; only then do the turn's replies and deliveries
+/// go out, so an acknowledgement is confirmed, and a failure counted, only once it is
+/// durable. When the commit fails, the turn's requests are answered `unavailable`, nothing
+/// is delivered, and every group reads the log again from its checkpoint.
 ///
 /// With CURVE on, members need `reader` (or `admin`) and group management and `Status`
 /// need `admin` (`RequestGuard`).
@@ -21,7 +23,8 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     let clientKeys: CurveClientKeys?
     let dispatcher: GroupDispatcher
     private var followers: [GroupName: GroupFollower] = [:]
-    private var headReader: LogReadChannel
+    /// Reads the log's head for new groups, and the streams groups read again.
+    private var logReader: LogReadChannel
     let requestGuard: RequestGuard
     let heartbeat: Heartbeat
     let stop: StopRequest
@@ -31,6 +34,10 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     let uptime: Uptime
     let idleCatchUpMilliseconds: Int
     private var outbox = ReplyOutbox()
+    /// After a failed read for refills, the next one is no sooner than this.
+    private var refillRetryAt: Int64 = 0
+    /// The dispatcher's `loads` the followers were last set for.
+    private var followersLoad: Int
 
     /// Requests read in one turn at most.
     static let requestsPerTurn = 1_000
@@ -52,7 +59,10 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         for name in dispatcher.names {
             guard let record = dispatcher.record(of: name) else { continue }
             followers[name] = GroupFollower(
-                try Self.makeFollower(context, endpoints, clientKeys, record), now: MonotonicClock.milliseconds())
+                try Self.makeFollower(
+                    context, endpoints, clientKeys, record, cursor: dispatcher.frontier(of: name) ?? record.checkpoint,
+                    pageSize: dispatcher.window),
+                now: MonotonicClock.milliseconds())
         }
         self.router = router
         self.context = context
@@ -60,7 +70,7 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         self.clientKeys = clientKeys
         self.dispatcher = dispatcher
         self.followers = followers
-        headReader = reader
+        logReader = reader
         requestGuard = RequestGuard(security: security)
         self.heartbeat = heartbeat
         self.stop = stop
@@ -69,6 +79,7 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         self.clock = clock
         uptime = Uptime(clock)
         self.idleCatchUpMilliseconds = idleCatchUpMilliseconds
+        followersLoad = dispatcher.loads
     }
 
     mutating func run() {
@@ -93,6 +104,7 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                 }
                 let readable = Set(zip(names, ready.dropFirst(2)).filter(\.1).map(\.0))
                 takeEvents(readable: readable)
+                refillLanes()
                 let deliveries: [GroupDelivery]
                 do {
                     deliveries = try dispatcher.finishTurn(now: now)
@@ -102,8 +114,8 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                     let refusal = ServiceError(.unavailable, "the group store is unavailable; try again")
                     replies = replies.map { ($0.routed, $0.id, WireEncoding.failure(id: $0.id, refusal)) }
                     deliveries = []
-                    resetFollowers(now: now)
                 }
+                if dispatcher.loads != followersLoad { resetFollowers() }
                 // Figures before replies: whoever reads a reply finds the metrics as new as it.
                 publishFigures()
                 for (routed, _, reply) in replies { try send(routed.reply(JSONWriter.bytes(reply))) }
@@ -128,9 +140,11 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         }
     }
 
-    /// How long the poll may wait: until the next deadline, a group's idle read, or a retry.
+    /// How long the poll may wait: until the next deadline, a group's idle read, or a retry;
+    /// not at all while streams wait to be read again from the log.
     private func waitMilliseconds() -> Int {
         let now = MonotonicClock.milliseconds()
+        if dispatcher.needsRefills && refillRetryAt <= now { return 0 }
         var wait = Int64(Self.longestWait)
         if let deadline = dispatcher.nextDeadline() { wait = min(wait, max(0, deadline - now)) }
         if outbox.pollTimeout >= 0 { wait = min(wait, Int64(outbox.pollTimeout)) }
@@ -142,14 +156,16 @@ struct GroupsLoop: ServingLoop, ~Copyable {
 
     // MARK: The log
 
-    /// A follower of the log for a group, from where it has scanned.
+    /// A follower of the log for a group, from `cursor` (its frontier), reading pages of
+    /// `pageSize` events (the group's window) while it catches up.
     private static func makeFollower(
-        _ context: ZMQContext, _ endpoints: ServiceEndpoints, _ clientKeys: CurveClientKeys?, _ record: GroupRecord
+        _ context: ZMQContext, _ endpoints: ServiceEndpoints, _ clientKeys: CurveClientKeys?, _ record: GroupRecord,
+        cursor: Int64, pageSize: Int
     ) throws(ZMQError) -> FeedFollower {
         try FeedFollower(
             context, feed: endpoints.feed, log: endpoints.log,
-            topics: record.categories.compactMap { FeedTopic(category: $0) }, cursor: record.scanned,
-            logTimeoutMilliseconds: Self.logTimeoutMilliseconds, security: clientKeys)
+            topics: record.categories.compactMap { FeedTopic(category: $0) }, cursor: cursor,
+            logTimeoutMilliseconds: Self.logTimeoutMilliseconds, pageSize: pageSize, security: clientKeys)
     }
 
     /// Hands each group with room the events its follower has: a page of the log while it
@@ -173,18 +189,15 @@ struct GroupsLoop: ServingLoop, ~Copyable {
             do {
                 let batch = try box.follower.next()
                 box.lastHeard = now
-                let events = batch.events.compactMap { event -> PendingEvent? in
-                    do {
-                        return PendingEvent(
-                            position: event.position, stream: event.stream, payload: try EnvelopeWriter.bytes(event))
-                    } catch {
-                        diagnostics.error(
-                            "groups: an event cannot be written as an envelope",
-                            ["position": "\(event.position)", "error": "\(error)"])
-                        return nil
-                    }
+                do {
+                    try dispatcher.offer(pendingEvents(batch.events), through: batch.through, to: name)
+                } catch {
+                    // The outcomes could not be read: nothing was taken; read the log again.
+                    box.follower.reset(cursor: dispatcher.frontier(of: name) ?? 0)
+                    box.retryAt = now + Self.logRetryMilliseconds
+                    diagnostics.warning(
+                        "groups: cannot read the group store", ["group": name.rawValue, "error": "\(error)"])
                 }
-                dispatcher.offer(events, through: batch.through, to: name)
             } catch {
                 logAway = true
                 box.retryAt = now + Self.logRetryMilliseconds
@@ -194,18 +207,63 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         }
     }
 
-    /// After a failed commit the dispatcher holds what the store holds: every follower goes
-    /// back to its group's scanned position.
-    private mutating func resetFollowers(now: Int64) {
+    /// The events as a group holds them, each with the envelope a member receives.
+    private func pendingEvents(_ events: [RecordedEvent]) -> [PendingEvent] {
+        events.compactMap { event -> PendingEvent? in
+            do {
+                return PendingEvent(
+                    position: event.position, stream: event.stream, payload: try EnvelopeWriter.bytes(event))
+            } catch {
+                diagnostics.error(
+                    "groups: an event cannot be written as an envelope",
+                    ["position": "\(event.position)", "error": "\(error)"])
+                return nil
+            }
+        }
+    }
+
+    /// Reads the log again for the streams whose lanes ran dry while it holds more of their
+    /// events: per group and turn, one page of the group's topics from the earliest position
+    /// those lanes need, shared by all of them. A failed read leaves the lanes as they are,
+    /// to be read at a later turn.
+    private mutating func refillLanes() {
+        guard refillRetryAt <= MonotonicClock.milliseconds() else { return }
+        for refill in dispatcher.refillsNeeded {
+            let topics = refill.categories.compactMap { FeedTopic(category: $0) }
+            let limit = Int(min(Int64(dispatcher.window), max(1, refill.through - refill.after)))
+            do {
+                // Every topic: the whole log, which the worker reads fastest.
+                let asked = Set(topics) == Set(FeedTopic.allCases) ? nil : topics
+                let page = try logReader.read(from: refill.after + 1, limit: limit, topics: asked)
+                let events = page.events.filter { refill.streams.contains($0.stream) && $0.position <= refill.through }
+                dispatcher.refill(refill, with: pendingEvents(events), readThrough: page.next - 1)
+            } catch {
+                diagnostics.warning(
+                    "groups: cannot read the log again for a group's streams",
+                    ["group": refill.group.rawValue, "error": "\(error)"])
+                refillRetryAt = MonotonicClock.milliseconds() + Self.logRetryMilliseconds
+                return
+            }
+        }
+    }
+
+    /// After the dispatcher read the groups from the store again (a failed commit), it holds
+    /// what the store holds: every follower goes back to its group's frontier (its
+    /// checkpoint), and a group the store does not hold loses its follower.
+    private mutating func resetFollowers() {
+        followersLoad = dispatcher.loads
         for (name, box) in followers {
-            guard let record = dispatcher.record(of: name) else { continue }
-            box.follower.reset(cursor: record.scanned)
+            guard let frontier = dispatcher.frontier(of: name) else {
+                followers.removeValue(forKey: name)
+                continue
+            }
+            box.follower.reset(cursor: frontier)
         }
     }
 
     private mutating func head() throws(ServiceError) -> Int64 {
         do {
-            return try headReader.read(from: 1, limit: 1, topics: nil).head
+            return try logReader.read(from: 1, limit: 1, topics: nil).head
         } catch {
             throw ServiceError(.unavailable, "the log cannot be read to find its head; try again")
         }
@@ -281,10 +339,13 @@ struct GroupsLoop: ServingLoop, ~Copyable {
             let checkpoint = creation.fromHead ? logHead : 0
             let record = GroupRecord(
                 name: creation.name, categories: creation.categories, settings: creation.settings,
-                createdAt: clock.now().millisecondsSinceEpoch, checkpoint: checkpoint, scanned: checkpoint)
+                createdAt: clock.now().millisecondsSinceEpoch, checkpoint: checkpoint)
             let follower: GroupFollower
             do {
-                follower = GroupFollower(try Self.makeFollower(context, endpoints, clientKeys, record), now: now)
+                follower = GroupFollower(
+                    try Self.makeFollower(
+                        context, endpoints, clientKeys, record, cursor: checkpoint, pageSize: dispatcher.window),
+                    now: now)
                 follower.headAtCreation = logHead
             } catch {
                 throw ServiceError(.unavailable, "cannot follow the log for the new group: \(error)")
@@ -327,8 +388,9 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     }
 
     private func knownHead(of name: GroupName, _ record: GroupRecord) -> Int64 {
-        guard let box = followers[name] else { return record.scanned }
-        return max(box.follower.lastKnownHead, box.headAtCreation, record.scanned)
+        let frontier = dispatcher.frontier(of: name) ?? record.checkpoint
+        guard let box = followers[name] else { return frontier }
+        return max(box.follower.lastKnownHead, box.headAtCreation, frontier)
     }
 
     private func publishFigures() {

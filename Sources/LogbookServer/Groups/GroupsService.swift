@@ -68,7 +68,7 @@ public final class GroupsService: Sendable {
                 let dispatcher = try GroupDispatcher(
                     store: try openStore(), memberTimeoutMilliseconds: memberTimeoutMilliseconds)
                 let router = try ServerSockets.router(
-                    context, at: endpoints.groups, replies: .queries, security: security)
+                    context, at: endpoints.groups, replies: .deliveries, security: security)
                 return try GroupsLoop(
                     router: router, context: context, endpoints: endpoints, clientKeys: clientKeys,
                     dispatcher: dispatcher, security: security, heartbeat: supervision.heartbeat(for: "groups"),

@@ -16,6 +16,11 @@ enum ServerSockets {
         case logPages = 2
         /// Query answers and statuses.
         case queries = 8
+        /// The groups socket: a member's deliveries (each an event's envelope) and replies. A
+        /// member holds at most its `maxInFlight` deliveries, so its queue holds no more than
+        /// that in deliveries; a smaller queue would hand a member only a few deliveries each
+        /// time the loop wakes, whatever it may hold.
+        case deliveries = 1_024
     }
 
     /// A bound ROUTER that refuses to send to vanished peers rather than dropping silently,

@@ -106,6 +106,10 @@ struct ConsumerGroupTests {
         let skipped = group.skip(1)
         #expect(skipped)
         #expect(group.record.checkpoint == 1)
+        // Its stream's next event waited in the log while it was parked: read again, it goes.
+        #expect(group.takeDeliveries(now: 0).isEmpty)
+        #expect(group.refillNeeded(for: "user-a")?.after == 1)
+        group.refill("user-a", with: [event(2, "user-a")], readThrough: 2)
         #expect(group.takeDeliveries(now: 0).map(\.position) == [2])
     }
 
@@ -204,23 +208,43 @@ struct ConsumerGroupTests {
         #expect(group.wantsEvents)
     }
 
-    @Test func aLongStreamBehindAParkedEventFillsThePendingLimitAndNoMore() {
-        var group = makeGroup(maxDeliver: 1, window: ConsumerGroup.laneMemoryLimit + 4)
-        group.offer([event(1, "user-a")], through: 1)
+    @Test func aParkedEventKeepsOnlyItselfInMemoryAndItsStreamIsReadAgainOnceSkipped() {
+        var group = makeGroup(maxDeliver: 1, window: 4)
+        group.offer([event(1, "user-a"), event(2, "user-a"), event(3, "user-b")], through: 3)
         group.join(ann, now: 0)
-        _ = group.takeDeliveries(now: 0)
+        #expect(group.takeDeliveries(now: 0).map(\.position) == [1, 3])
         _ = group.nack(1, from: ann, reason: "poison", now: 0)
+        _ = group.ack([3], from: ann, now: 0)
+        // The parked event stays; the rest of its stream is left in the log, whatever its length.
+        group.offer((4...40).map { event(Int64($0), "user-a") }, through: 40)
         #expect(group.parked.map(\.position) == [1])
-        // The parked stream's later events wait in the store, not in memory: memory has room,
-        // but the pending events reached the limit.
-        let limit = group.pendingLimit
-        group.offer((2...limit).map { event(Int64($0), "user-a") }, through: Int64(limit))
-        #expect(group.queuedInMemory == ConsumerGroup.laneMemoryLimit)
-        #expect(group.pendingCount == limit)
-        #expect(!group.wantsEvents)
+        #expect(group.queuedInMemory == 1)
+        #expect(group.pendingCount == 39)
+        #expect(group.wantsEvents)
+        #expect(group.record.checkpoint == 0)
+        #expect(group.refillsNeeded.isEmpty)
         let skipped = group.skip(1)
         #expect(skipped)
-        #expect(group.wantsEvents)
+        #expect(group.refillsNeeded == ["user-a"])
+        let needed = group.refillNeeded(for: "user-a")
+        #expect(needed?.after == 1)
+        #expect(needed?.through == 40)
+        #expect(group.record.checkpoint == 1)
+        var handled: [Int64] = []
+        while handled.count < 38 {
+            for stream in group.refillsNeeded {
+                let (after, through) = group.refillNeeded(for: stream)!
+                // One page of the log at a time: 10 positions.
+                let page = (after + 1...min(after + 10, through)).filter { $0 != 3 }
+                group.refill(stream, with: page.map { event($0, stream) }, readThrough: min(after + 10, through))
+            }
+            let deliveries = group.takeDeliveries(now: 0)
+            handled += deliveries.map(\.position)
+            _ = group.ack(deliveries.map(\.position), from: ann, now: 0)
+        }
+        #expect(handled == [2] + (4...40).map { Int64($0) })
+        #expect(group.pendingCount == 0)
+        #expect(group.record.checkpoint == 40)
     }
 
     @Test func aLongStreamKeepsFewEventsInMemoryAndIsRefilledInOrder() {
@@ -233,61 +257,91 @@ struct ConsumerGroupTests {
         var handled: [Int64] = []
         while handled.count < count {
             for stream in group.refillsNeeded {
-                let after = group.pendingNeeded(for: stream)!
-                let rest = (Int(after) + 1...count).prefix(ConsumerGroup.laneMemoryLimit)
-                group.refill(stream, with: rest.map { event(Int64($0), "user-a") })
+                let (after, through) = group.refillNeeded(for: stream)!
+                let rest = (Int(after) + 1...Int(through))
+                group.refill(stream, with: rest.map { event(Int64($0), "user-a") }, readThrough: through)
             }
             let deliveries = group.takeDeliveries(now: 0)
             #expect(deliveries.count == 1)
             handled += deliveries.map(\.position)
             _ = group.ack(deliveries.map(\.position), from: ann, now: 0)
+            #expect(group.record.checkpoint == handled.last)
         }
         #expect(handled == (1...count).map { Int64($0) })
         #expect(group.record.checkpoint == Int64(count))
     }
 
-    @Test func itRecordsWhatTheStoreMustKeep() {
+    @Test func itRecordsDoneEventsAndFailuresButNotDeliveries() {
         var group = makeGroup()
-        group.offer([event(1, "user-a"), event(2, "user-b")], through: 2)
+        group.offer([event(1, "user-a"), event(2, "user-b"), event(3, "user-c")], through: 3)
+        let taken = group.takeChanges()
+        // Only the log moved: nothing that must be durable at once.
+        #expect(taken.outcomes.isEmpty)
+        #expect(!taken.isUrgent)
         group.join(ann, now: 0)
         _ = group.takeDeliveries(now: 0)
-        let recorded = group.takeChanges()
-        #expect(recorded.inserted.map(\.position) == [1, 2])
-        #expect(recorded.updated.mapValues(\.attempts) == [1: 1, 2: 1])
-        #expect(recorded.scanned == 2)
+        #expect(group.takeChanges() == GroupChanges.Progress())
         _ = group.ack([2], from: ann, now: 0)
         let acked = group.takeChanges()
-        #expect(acked.removed == [2])
+        #expect(acked.outcomes == [2: .done(2)])
         #expect(acked.checkpoint == nil)
+        #expect(acked.isUrgent)
+        _ = group.nack(3, from: ann, reason: "broken", now: 0)
+        #expect(group.takeChanges().outcomes == [3: .failed(3, attempts: 1, parked: false, lastFailure: "broken")])
+        // The checkpoint passes 1 and 2: the store keeps no outcome at or before it.
         _ = group.ack([1], from: ann, now: 0)
-        #expect(group.takeChanges().checkpoint == 2)
+        let moved = group.takeChanges()
+        #expect(moved.checkpoint == 2)
+        #expect(moved.outcomes.isEmpty)
+        #expect(moved.isUrgent)
     }
 
-    @Test func restoredEventsKeepTheirAttemptsAndParking() {
+    @Test func theStoresOutcomesSkipDoneEventsAndKeepFailedOnesAttemptsAndParking() {
         var group = makeGroup(maxDeliver: 3)
-        group.restore([
-            PendingEvent(position: 3, stream: "user-a", attempts: 3, parked: true, payload: []),
-            PendingEvent(position: 5, stream: "user-a", payload: []),
-            PendingEvent(position: 6, stream: "user-b", attempts: 2, payload: []),
-        ])
+        #expect(group.outcomesNeeded(through: 9) == 0)
+        group.loadOutcomes(
+            [
+                .done(2), .failed(3, attempts: 3, parked: true, lastFailure: "poison"),
+                .failed(6, attempts: 2, parked: false, lastFailure: "expired"),
+            ], complete: true)
+        #expect(group.outcomesNeeded(through: 9) == nil)
+        group.offer(
+            [event(1, "user-c"), event(2, "user-b"), event(3, "user-a"), event(5, "user-a"), event(6, "user-b")],
+            through: 9)
         group.join(ann, now: 0)
         let deliveries = group.takeDeliveries(now: 0)
-        #expect(deliveries.map(\.position) == [6])
-        #expect(deliveries.map(\.attempt) == [3])
+        #expect(deliveries.map(\.position) == [1, 6])
+        #expect(deliveries.map(\.attempt) == [1, 3])
         #expect(group.parked.map(\.position) == [3])
-        #expect(group.takeChanges().inserted.isEmpty)
+        #expect(group.parked.first?.lastFailure == "poison")
+        #expect(group.takeChanges().outcomes.isEmpty)
+        _ = group.ack([1], from: ann, now: 0)
+        #expect(group.record.checkpoint == 2)
+    }
+
+    @Test func outcomesAreReadInPagesAsTheLogIsTaken() {
+        var group = makeGroup()
+        group.loadOutcomes([.done(2), .done(4)], complete: false)
+        #expect(group.outcomesNeeded(through: 3) == nil)
+        #expect(group.outcomesNeeded(through: 5) == 4)
+        group.offer([event(1, "user-a"), event(2, "user-b"), event(3, "user-c")], through: 3)
+        group.loadOutcomes([.done(5)], complete: true)
+        group.offer([event(4, "user-d"), event(5, "user-e"), event(6, "user-f")], through: 6)
+        #expect(group.pendingCount == 3)
+        group.join(ann, now: 0)
+        #expect(group.takeDeliveries(now: 0).map(\.position) == [1, 3, 6])
     }
 
     // MARK: Helpers
 
     func makeGroup(
-        maxDeliver: Int = 5, maxInFlight: Int = 64, ackWait: Int = 30_000, window: Int = 10_000,
+        maxDeliver: Int = 5, maxInFlight: Int = 64, ackWait: Int = 30_000, window: Int = 512,
         memberTimeout: Int64 = 5_000
     ) -> ConsumerGroup {
         let record = GroupRecord(
             name: GroupName(stored: "mailer"), categories: ["user"],
             settings: GroupSettings(checked: ackWait, maxDeliver: maxDeliver, maxInFlight: maxInFlight), createdAt: 0,
-            checkpoint: 0, scanned: 0)
+            checkpoint: 0)
         return ConsumerGroup(record, window: window, memberTimeoutMilliseconds: memberTimeout)
     }
 

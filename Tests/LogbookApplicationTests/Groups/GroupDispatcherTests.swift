@@ -9,52 +9,82 @@ struct GroupDispatcherTests {
     let ann = MemberId(Array("ann".utf8))
     let mailer = GroupName(stored: "mailer")
 
-    @Test func aTurnCommitsWhatItRecordedBeforeItsDeliveriesGoOut() throws {
+    @Test func aTurnCommitsItsAcknowledgementsBeforeItsDeliveriesGoOutAndDeliveriesAlone() throws {
         let store = ScriptedGroupStore()
         let dispatcher = try GroupDispatcher(store: store)
         try dispatcher.create(record())
-        dispatcher.offer([event(1, "user-a"), event(2, "user-b")], through: 2, to: mailer)
+        try dispatcher.offer([event(1, "user-a"), event(2, "user-b"), event(3, "user-a")], through: 3, to: mailer)
         try dispatcher.join(mailer, member: ann, now: 0)
         let deliveries = try dispatcher.finishTurn(now: 0)
         #expect(deliveries.map(\.position) == [1, 2])
-        // Durable before they are sent: each event with its first attempt.
-        #expect(try store.pending(of: mailer).map(\.attempts) == [1, 1])
-        #expect(try store.groups().map(\.scanned) == [2])
+        // The group's creation is durable; the deliveries record nothing.
+        #expect(store.commits == 1)
+        #expect(try store.outcomes(of: mailer).isEmpty)
 
-        let outcome = try dispatcher.ack([1, 2], in: mailer, from: ann, now: 1)
-        #expect(outcome.acked == [1, 2])
+        let outcome = try dispatcher.ack([2], in: mailer, from: ann, now: 1)
+        #expect(outcome.acked == [2])
         #expect(try dispatcher.finishTurn(now: 1).isEmpty)
-        #expect(try store.pending(of: mailer).isEmpty)
+        #expect(try store.outcomes(of: mailer) == [.done(2)])
+        #expect(try store.groups().map(\.checkpoint) == [0])
+
+        // The ack of 1 readies 3, its stream's next: it goes once the ack is durable.
+        _ = try dispatcher.ack([1], in: mailer, from: ann, now: 2)
+        #expect(try dispatcher.finishTurn(now: 2).map(\.position) == [3])
+        #expect(try store.outcomes(of: mailer).isEmpty)
         #expect(try store.groups().map(\.checkpoint) == [2])
+        #expect(store.commits == 3)
     }
 
-    @Test func aNewDispatcherOverTheSameStoreDeliversWhatWasNotAckedWithItsNextAttempt() throws {
+    @Test func aCheckpointMovedOnlyByTheLogIsCommittedWithinTheLazyInterval() throws {
+        let store = ScriptedGroupStore()
+        let dispatcher = try GroupDispatcher(store: store)
+        try dispatcher.create(record())
+        _ = try dispatcher.finishTurn(now: 0)
+        try dispatcher.offer([event(1, "post-a")], through: 5, to: mailer)
+        _ = try dispatcher.finishTurn(now: 1)
+        #expect(try store.groups().map(\.checkpoint) == [0])
+        #expect(dispatcher.nextDeadline() == GroupDispatcher.lazyCommitMilliseconds)
+        _ = try dispatcher.finishTurn(now: GroupDispatcher.lazyCommitMilliseconds)
+        #expect(try store.groups().map(\.checkpoint) == [5])
+        #expect(store.commits == 2)
+    }
+
+    @Test func aNewDispatcherOverTheSameStoreReadsTheLogAgainAndSkipsWhatIsDone() throws {
         let store = ScriptedGroupStore()
         let first = try GroupDispatcher(store: store)
         try first.create(record())
-        first.offer([event(1, "user-a"), event(2, "user-a"), event(3, "user-b")], through: 3, to: mailer)
+        let log = [event(1, "user-a"), event(2, "user-a"), event(3, "user-b"), event(4, "user-c")]
+        try first.offer(log, through: 4, to: mailer)
         try first.join(mailer, member: ann, now: 0)
-        _ = try first.finishTurn(now: 0)
+        #expect(try first.finishTurn(now: 0).map(\.position) == [1, 3, 4])
         _ = try first.ack([3], in: mailer, from: ann, now: 0)
+        try first.nack(4, in: mailer, from: ann, reason: "broken", now: 0)
         _ = try first.finishTurn(now: 0)
 
-        // The groups process restarts: position 1 was delivered once, 2 never, 3 is done.
+        // The groups process restarts: 1 was delivered (not recorded), 2 never, 3 is done, 4
+        // failed once.
         let second = try GroupDispatcher(store: store)
-        #expect(second.record(of: mailer)?.scanned == 3)
+        #expect(second.frontier(of: mailer) == 0)
+        try second.offer(log, through: 4, to: mailer)
         try second.join(mailer, member: ann, now: 0)
         let again = try second.finishTurn(now: 0)
-        #expect(again.map(\.position) == [1])
-        #expect(again.map(\.attempt) == [2])
-        _ = try second.ack([1], in: mailer, from: ann, now: 0)
+        #expect(again.map(\.position) == [1, 4])
+        #expect(again.map(\.attempt) == [1, 2])
+        _ = try second.ack([1, 4], in: mailer, from: ann, now: 0)
         #expect(try second.finishTurn(now: 0).map(\.position) == [2])
+        _ = try second.ack([2], in: mailer, from: ann, now: 0)
+        _ = try second.finishTurn(now: 0)
+        #expect(try store.groups().map(\.checkpoint) == [4])
+        #expect(try store.outcomes(of: mailer).isEmpty)
     }
 
-    @Test func aLongStreamIsRefilledFromTheStoreInOrder() throws {
+    @Test func aLongStreamIsReadAgainFromTheLogInOrder() throws {
         let store = ScriptedGroupStore()
         let dispatcher = try GroupDispatcher(store: store)
         try dispatcher.create(record())
         let count = ConsumerGroup.laneMemoryLimit * 2 + 3
-        dispatcher.offer((1...count).map { event(Int64($0), "user-a") }, through: Int64(count), to: mailer)
+        let log = (1...count).map { event(Int64($0), "user-a") }
+        try dispatcher.offer(log, through: Int64(count), to: mailer)
         try dispatcher.join(mailer, member: ann, now: 0)
         var handled: [Int64] = []
         var deliveries = try dispatcher.finishTurn(now: 0)
@@ -62,31 +92,69 @@ struct GroupDispatcherTests {
             #expect(deliveries.count == 1)
             handled += deliveries.map(\.position)
             _ = try dispatcher.ack(deliveries.map(\.position), in: mailer, from: ann, now: 0)
+            for refill in dispatcher.refillsNeeded {
+                #expect(refill.group == mailer)
+                #expect(refill.streams == ["user-a"])
+                let page = log.filter { $0.position > refill.after && $0.position <= refill.through }
+                dispatcher.refill(refill, with: page, readThrough: refill.through)
+            }
             deliveries = try dispatcher.finishTurn(now: 0)
         }
         #expect(handled == (1...count).map { Int64($0) })
         #expect(try store.groups().map(\.checkpoint) == [Int64(count)])
-        #expect(try store.pending(of: mailer).isEmpty)
     }
 
-    @Test func aFailedCommitForgetsTheTurnKeepsTheMembersAndDeliversAgain() throws {
+    @Test func theDryLanesOfAGroupShareOneReadOfTheLog() throws {
         let store = ScriptedGroupStore()
         let dispatcher = try GroupDispatcher(store: store)
         try dispatcher.create(record())
-        dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
+        let limit = ConsumerGroup.laneMemoryLimit
+        // Two long streams, interleaved: each keeps `limit` events in memory, the rest stay in the log.
+        let log = (1...(2 * limit + 4)).map { event(Int64($0), $0 % 2 == 0 ? "user-a" : "user-b") }
+        try dispatcher.offer(log, through: Int64(log.count), to: mailer)
+        try dispatcher.join(mailer, member: ann, now: 0)
+        var handled: [String: [Int64]] = [:]
+        var reads = 0
+        var deliveries = try dispatcher.finishTurn(now: 0)
+        while !deliveries.isEmpty {
+            for delivery in deliveries {
+                handled[delivery.position % 2 == 0 ? "user-a" : "user-b", default: []].append(delivery.position)
+            }
+            _ = try dispatcher.ack(deliveries.map(\.position), in: mailer, from: ann, now: 0)
+            for refill in dispatcher.refillsNeeded {
+                reads += 1
+                #expect(refill.categories == ["user"])
+                let page = log.filter { $0.position > refill.after && $0.position <= refill.through }
+                dispatcher.refill(refill, with: page, readThrough: refill.through)
+            }
+            deliveries = try dispatcher.finishTurn(now: 0)
+        }
+        #expect(handled["user-a"] == log.map(\.position).filter { $0 % 2 == 0 })
+        #expect(handled["user-b"] == log.map(\.position).filter { $0 % 2 == 1 })
+        // Both lanes ran dry in the same turn and were refilled by one read.
+        #expect(reads == 1)
+        #expect(try store.groups().map(\.checkpoint) == [Int64(log.count)])
+    }
+
+    @Test func aFailedCommitForgetsWhatWasNotCommittedKeepsTheMembersAndDeliversAgain() throws {
+        let store = ScriptedGroupStore()
+        let dispatcher = try GroupDispatcher(store: store)
+        try dispatcher.create(record())
+        try dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
         try dispatcher.join(mailer, member: ann, now: 0)
         #expect(try dispatcher.finishTurn(now: 0).map(\.attempt) == [1])
 
         store.failNextCommit = true
         _ = try dispatcher.ack([1], in: mailer, from: ann, now: 1)
         #expect(throws: GroupStoreError.unavailable("the disk is away")) { try dispatcher.finishTurn(now: 1) }
-        // The ack was not recorded, so it was never confirmed: the store still holds the event.
-        #expect(try store.pending(of: mailer).map(\.position) == [1])
+        // The ack was not recorded, so it was never confirmed; the group reads the log again.
+        #expect(try store.outcomes(of: mailer).isEmpty)
         #expect(dispatcher.record(of: mailer)?.checkpoint == 0)
+        #expect(dispatcher.frontier(of: mailer) == 0)
+        try dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
         try dispatcher.heartbeat(mailer, member: ann, now: 2)
         let again = try dispatcher.finishTurn(now: 2)
         #expect(again.map(\.position) == [1])
-        #expect(again.map(\.attempt) == [2])
         _ = try dispatcher.ack([1], in: mailer, from: ann, now: 3)
         _ = try dispatcher.finishTurn(now: 3)
         #expect(try store.groups().map(\.checkpoint) == [1])
@@ -96,12 +164,15 @@ struct GroupDispatcherTests {
         let store = ScriptedGroupStore()
         let dispatcher = try GroupDispatcher(store: store)
         try dispatcher.create(record())
-        dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
+        try dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
         try dispatcher.join(mailer, member: ann, now: 0)
+        _ = try dispatcher.finishTurn(now: 0)
+        try dispatcher.nack(1, in: mailer, from: ann, reason: "broken", now: 0)
         _ = try dispatcher.finishTurn(now: 0)
 
         store.failNextCommit = true
         store.failReads = true
+        _ = try dispatcher.finishTurn(now: 0)
         _ = try dispatcher.ack([1], in: mailer, from: ann, now: 1)
         #expect(throws: GroupStoreError.unavailable("the disk is away")) { try dispatcher.finishTurn(now: 1) }
         // Not "unknown group": the groups are there, the store cannot be read right now.
@@ -110,10 +181,28 @@ struct GroupDispatcherTests {
         #expect(throws: GroupStoreError.unavailable("the disk is away")) { try dispatcher.finishTurn(now: 2) }
 
         store.failReads = false
+        #expect(try dispatcher.finishTurn(now: 3).isEmpty)
+        try dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
         let again = try dispatcher.finishTurn(now: 3)
         #expect(again.map(\.position) == [1])
         #expect(again.map(\.attempt) == [2])
         try dispatcher.heartbeat(mailer, member: ann, now: 3)
+    }
+
+    @Test func outcomesThatCannotBeReadTakeNothingFromTheLog() throws {
+        let store = ScriptedGroupStore()
+        let dispatcher = try GroupDispatcher(store: store)
+        try dispatcher.create(record())
+        _ = try dispatcher.finishTurn(now: 0)
+        store.failReads = true
+        #expect(throws: GroupStoreError.unavailable("the disk is away")) {
+            try dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
+        }
+        #expect(dispatcher.frontier(of: mailer) == 0)
+        #expect(try dispatcher.summary(of: mailer).pending == 0)
+        store.failReads = false
+        try dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
+        #expect(try dispatcher.summary(of: mailer).pending == 1)
     }
 
     @Test func aGroupCreatedAndDeletedInOneTurnLeavesNoTrace() throws {
@@ -130,15 +219,18 @@ struct GroupDispatcherTests {
         let store = ScriptedGroupStore()
         let dispatcher = try GroupDispatcher(store: store)
         try dispatcher.create(record())
-        dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
+        try dispatcher.offer([event(1, "user-a"), event(2, "user-b")], through: 2, to: mailer)
+        try dispatcher.join(mailer, member: ann, now: 0)
         _ = try dispatcher.finishTurn(now: 0)
-        #expect(try store.pending(of: mailer).count == 1)
+        _ = try dispatcher.ack([2], in: mailer, from: ann, now: 0)
+        _ = try dispatcher.finishTurn(now: 0)
+        #expect(try store.outcomes(of: mailer).count == 1)
 
         try dispatcher.delete(mailer)
         try dispatcher.create(record(checkpoint: 1))
         _ = try dispatcher.finishTurn(now: 1)
         #expect(try store.groups().map(\.checkpoint) == [1])
-        #expect(try store.pending(of: mailer).isEmpty)
+        #expect(try store.outcomes(of: mailer).isEmpty)
         #expect(throws: ServiceError.self) { try dispatcher.create(record()) }
     }
 
@@ -148,7 +240,7 @@ struct GroupDispatcherTests {
         GroupRecord(
             name: mailer, categories: ["user"],
             settings: GroupSettings(checked: 30_000, maxDeliver: 5, maxInFlight: 64),
-            createdAt: 0, checkpoint: checkpoint, scanned: checkpoint)
+            createdAt: 0, checkpoint: checkpoint)
     }
 
     func event(_ position: Int64, _ stream: String) -> PendingEvent {
@@ -160,7 +252,7 @@ struct GroupDispatcherTests {
 final class ScriptedGroupStore: GroupStore {
     private let inner = InMemoryGroupStore()
     var failNextCommit = false
-    /// While set, reading the groups back fails.
+    /// While set, reading the groups and outcomes fails.
     var failReads = false
     private(set) var commits = 0
 
@@ -169,18 +261,15 @@ final class ScriptedGroupStore: GroupStore {
         return try inner.groups()
     }
 
-    func pending(of group: GroupName, stream: String?, after: Int64, limit: Int) throws(GroupStoreError)
-        -> [PendingEvent]
-    {
-        try inner.pending(of: group, stream: stream, after: after, limit: limit)
+    func outcomes(of group: GroupName, after: Int64, limit: Int) throws(GroupStoreError) -> [EventOutcome] {
+        if failReads { throw .unavailable("the disk is away") }
+        return try inner.outcomes(of: group, after: after, limit: limit)
     }
 
-    /// Every pending event of `group`.
-    func pending(of group: GroupName) throws(GroupStoreError) -> [PendingEvent] {
-        try inner.pending(of: group, stream: nil, after: 0, limit: .max)
+    /// Every outcome of `group`.
+    func outcomes(of group: GroupName) throws(GroupStoreError) -> [EventOutcome] {
+        try inner.outcomes(of: group, after: 0, limit: .max)
     }
-
-    func parkedCount(of group: GroupName) throws(GroupStoreError) -> Int { try inner.parkedCount(of: group) }
 
     func commit(_ changes: GroupChanges) throws(GroupStoreError) {
         if failNextCommit {
