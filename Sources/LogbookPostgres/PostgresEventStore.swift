@@ -1,5 +1,4 @@
 public import LogbookApplication
-import Synchronization
 
 /// The event log in a PostgreSQL database, shared by any number of stores in any number of
 /// processes and hosts (the scale-out backend). Keeps every promise of `EventStore` across
@@ -29,8 +28,7 @@ import Synchronization
 public final class PostgresEventStore: EventStore {
     /// The database, host and port, for messages (never the password).
     public let target: String
-    private let connectionString: String
-    private let connection: Mutex<PostgresConnection?>
+    private let connection: PostgresConnectionSlot
     private let evolution: EventEvolution
     private let commitPatience: Duration
     /// The primary whose synchronous standbys reads wait for, when this store reads a replica.
@@ -58,7 +56,6 @@ public final class PostgresEventStore: EventStore {
         }
         let target = PostgresConnection.target(of: connectionString)
         self.target = target
-        self.connectionString = connectionString
         self.evolution = evolution
         let connection = try Self.connect(connectionString, target: target)
         do {
@@ -70,7 +67,9 @@ public final class PostgresEventStore: EventStore {
         } catch {
             throw .failed("\(target): \(error)")
         }
-        self.connection = Mutex(connection)
+        self.connection = PostgresConnectionSlot(connection) { () throws in
+            try Self.connect(connectionString, target: target)
+        }
     }
 
     /// A new connection with the session settings appends rely on: READ COMMITTED (each
@@ -102,25 +101,7 @@ public final class PostgresEventStore: EventStore {
     private func withConnection<T: Sendable>(
         _ body: (PostgresConnection) throws -> T
     ) throws(EventStoreError) -> T {
-        let result: Result<T, any Error> = connection.withLock { slot in
-            if slot == nil || slot?.isBroken == true {
-                slot = nil
-                do {
-                    slot = try Self.connect(connectionString, target: target)
-                } catch {
-                    return .failure(error)
-                }
-            }
-            guard let connection = slot else {
-                return .failure(EventStoreError.unavailable(target, cause: .databaseServer))
-            }
-            do {
-                return .success(try body(connection))
-            } catch {
-                if connection.isBroken { slot = nil }
-                return .failure(error)
-            }
-        }
+        let result = connection.withConnection(body)
         switch result {
         case .success(let value): return value
         case .failure(let error as EventStoreError): throw error

@@ -1,5 +1,4 @@
 public import LogbookApplication
-import Synchronization
 
 /// Each person's wrapped data key in PostgreSQL, beside the event log in its database:
 /// tables `person_keys`, `person_keys_forgetting`, `person_keys_check`, the destroy journal
@@ -40,8 +39,7 @@ import Synchronization
 public final class PostgresPersonKeyStore: PersonKeyStore {
     /// The database, host and port, for messages (never the password).
     public let target: String
-    private let connectionString: String
-    private let connection: Mutex<PostgresConnection?>
+    private let connection: PostgresConnectionSlot
 
     /// Opens the key tables in the database `url` names (a `postgresql://` URI or
     /// `key=value` pairs, as libpq reads them), creating them beside the event log if missing.
@@ -51,7 +49,6 @@ public final class PostgresPersonKeyStore: PersonKeyStore {
             throw .notAKeyStore(path: target, reason: problem)
         }
         self.target = target
-        connectionString = url
         let connection = try Self.connect(url, target: target)
         do {
             try PostgresPersonKeySchema.prepare(connection, target: target)
@@ -62,7 +59,7 @@ public final class PostgresPersonKeyStore: PersonKeyStore {
         } catch {
             throw .failed("\(target): \(error)")
         }
-        self.connection = Mutex(connection)
+        self.connection = PostgresConnectionSlot(connection) { () throws in try Self.connect(url, target: target) }
     }
 
     /// Whether the database `url` names holds a key store's tables, asked without creating
@@ -104,26 +101,8 @@ public final class PostgresPersonKeyStore: PersonKeyStore {
     private func withConnection<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws(PersonKeyStoreError)
         -> T
     {
-        let result: Result<T, any Error> = connection.withLock { slot in
-            if slot == nil || slot?.isBroken == true {
-                slot = nil
-                do {
-                    slot = try Self.connect(connectionString, target: target)
-                } catch {
-                    return .failure(error)
-                }
-            }
-            guard let connection = slot else {
-                return .failure(PersonKeyStoreError.unavailable("\(target): not connected"))
-            }
-            do {
-                return .success(try body(connection))
-            } catch {
-                // Closing a connection left in a transaction ends the transaction.
-                if connection.isBroken || error is AbandonedTransaction { slot = nil }
-                return .failure(error)
-            }
-        }
+        // Closing a connection left in a transaction ends the transaction.
+        let result = connection.withConnection(discarding: { $0 is AbandonedTransaction }, body)
         switch result {
         case .success(let value): return value
         case .failure(let error as PersonKeyStoreError): throw error

@@ -1,5 +1,4 @@
 import LogbookApplication
-import Synchronization
 
 /// A connection to the primary that a store reading a streaming replica belongs to, used
 /// only to ask how far the primary's synchronous standbys have flushed
@@ -9,35 +8,20 @@ import Synchronization
 final class PostgresPrimaryLink: Sendable {
     /// The primary's database, host and port, for messages.
     let target: String
-    private let connectionString: String
-    private let connection = Mutex<PostgresConnection?>(nil)
+    private let connection: PostgresConnectionSlot
 
     init(connectionString: String) throws(EventStoreError) {
         if let problem = PostgresConnection.malformation(of: connectionString) { throw .invalidRequest(problem) }
-        self.connectionString = connectionString
         target = PostgresConnection.target(of: connectionString)
+        connection = PostgresConnectionSlot(nil) { () throws in
+            try PostgresConnection(connectionString: connectionString)
+        }
     }
 
     /// `body`'s value on the primary's connection, made first when there is none or the
     /// server dropped it; libpq's errors become `EventStoreError`s naming the primary.
     func withConnection<T: Sendable>(_ body: (PostgresConnection) throws -> T) throws(EventStoreError) -> T {
-        let result: Result<T, any Error> = connection.withLock { slot in
-            do {
-                if slot == nil || slot?.isBroken == true {
-                    slot = nil
-                    slot = try PostgresConnection(connectionString: connectionString)
-                }
-                guard let primary = slot else { throw EventStoreError.unavailable(target, cause: .databaseServer) }
-                do {
-                    return .success(try body(primary))
-                } catch {
-                    if primary.isBroken { slot = nil }
-                    throw error
-                }
-            } catch {
-                return .failure(error)
-            }
-        }
+        let result = connection.withConnection(body)
         switch result {
         case .success(let value): return value
         case .failure(let error as EventStoreError): throw error
