@@ -1,5 +1,4 @@
 import Foundation
-import LogbookCrypto
 import LogbookTestSupport
 import Testing
 
@@ -12,16 +11,12 @@ struct ReadStoreTests {
     @Test("serves the replica's log, but not a commit the primary's synchronous standbys lack")
     func feedReadsTheReplicaFenced() async throws {
         let pair = try await offThePool { try PostgresPair() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-replica-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let masterKey = directory.appendingPathComponent("master.key").path
-        try MasterKey.generate().write(to: masterKey)
+        let folder = try ProcessFolder()
         let ports = try FreePorts.take(5).map { "tcp://127.0.0.1:\($0)" }
         let (commands, workerLog, hints, feed, feedLog) = (ports[0], ports[1], ports[2], ports[3], ports[4])
-        let worker = try LoggedProcess(
-            ["run", "worker", "--store", pair.url, "--commands", commands, "--log", workerLog, "--hints", hints],
-            logTo: directory.appendingPathComponent("worker.log").path, masterKey: masterKey)
+        let worker = try folder.start(
+            "worker",
+            ["run", "worker", "--store", pair.url, "--commands", commands, "--log", workerLog, "--hints", hints])
         #expect(await worker.started("worker started"), "\(worker.log)")
         // The feed process opens the replica once it has replayed the log's schema, which the worker made.
         let replica = pair.admin(pair.standbyPort, database: "logbook")
@@ -29,11 +24,12 @@ struct ReadStoreTests {
             (try? await offThePool { try RawPostgres(replica).run("SELECT count(*) FROM logbook_schema") }) == [["1"]]
         }
         #expect(schema, "the replica has the log's schema")
-        let feedProcess = try LoggedProcess(
+        let feedProcess = try folder.start(
+            "feed",
             [
                 "run", "feed", "--store", pair.url, "--read-store", replica, "--feed", feed, "--log", feedLog,
                 "--hints", hints,
-            ], logTo: directory.appendingPathComponent("feed.log").path, masterKey: masterKey)
+            ])
         #expect(await feedProcess.started("feed started"), "\(feedProcess.log)")
 
         let product = #"{"productId":"p1","name":"Tea","price":"2.50","category":"food","stock":3}"#
@@ -45,11 +41,7 @@ struct ReadStoreTests {
 
         // The replica stops being the synchronous standby: it still streams, asynchronously.
         let primary = pair.admin(pair.primaryPort)
-        try await offThePool {
-            let server = try RawPostgres(primary)
-            _ = try server.run("ALTER SYSTEM SET synchronous_standby_names = 'elsewhere'")
-            _ = try server.run("SELECT pg_reload_conf()")
-        }
+        try await RawPostgres.configure(primary, "ALTER SYSTEM SET synchronous_standby_names = 'elsewhere'")
         // The worker's append waits for a standby that never answers, is cancelled after its
         // patience and answered unavailable; its commit is on the primary, and on the replica.
         let restock = #"{"productId":"p1","quantity":2}"#
@@ -59,20 +51,14 @@ struct ReadStoreTests {
         ])
         #expect(
             second.status != 0 && second.stdout.contains(#""code":"unavailable""#), "\(second.stdout) \(second.stderr)")
-        let onReplica = await eventually {
-            (try? await offThePool { try RawPostgres(replica).run("SELECT count(*) FROM events") }) == [["2"]]
-        }
-        #expect(onReplica, "the replica shows the commit no synchronous standby has")
+        let onReplica = try await RawPostgres.rows(replica, "SELECT count(*) FROM events", once: [["2"]])
+        #expect(onReplica == [["2"]], "the replica shows the commit no synchronous standby has")
         let refused = try await runLogbook(replay)
         #expect(!refused.stdout.contains("\"position\":2"), "never served: \(refused.stdout)")
         #expect(refused.status != 0 && refused.stderr.contains("unavailable"), "\(refused.stderr)")
 
         // Synchronous again, the replica's log is safe, and served.
-        try await offThePool {
-            let server = try RawPostgres(primary)
-            _ = try server.run("ALTER SYSTEM RESET synchronous_standby_names")
-            _ = try server.run("SELECT pg_reload_conf()")
-        }
+        try await RawPostgres.configure(primary, "ALTER SYSTEM RESET synchronous_standby_names")
         #expect(await eventuallyReplays(replay, events: 2), "\(feedProcess.log)")
         #expect(worker.isRunning && feedProcess.isRunning)
     }

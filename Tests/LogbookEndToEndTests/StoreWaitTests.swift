@@ -1,6 +1,4 @@
 import Foundation
-import Glibc
-import LogbookCrypto
 import LogbookTestSupport
 import Testing
 
@@ -14,18 +12,15 @@ struct StoreWaitTests {
     @Test("a worker started while no host accepts writes waits, says why, and serves once a primary is there")
     func workerWaitsForAPrimary() async throws {
         let pair = try await offThePool { try PostgresPair() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-wait-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let masterKey = directory.appendingPathComponent("master.key").path
-        try MasterKey.generate().write(to: masterKey)
+        let folder = try ProcessFolder()
         let ports = try FreePorts.take(3).map { "tcp://127.0.0.1:\($0)" }
         // Only the standby, which refuses writes until it is promoted.
-        let worker = try LoggedProcess(
+        let worker = try folder.start(
+            "worker",
             [
                 "run", "worker", "--store", pair.url(ports: [pair.standbyPort]), "--store-wait", "600",
                 "--commands", ports[0], "--log", ports[1], "--hints", ports[2],
-            ], logTo: directory.appendingPathComponent("worker.log").path, masterKey: masterKey)
+            ])
         let log = { @Sendable in worker.log }
 
         // Two failed tries, each said, and still running.
@@ -43,7 +38,7 @@ struct StoreWaitTests {
         ])
         #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
         let promoted = pair.admin(pair.standbyPort, database: "logbook")
-        #expect(try await offThePool { try RawPostgres(promoted).run("SELECT count(*) FROM events") } == [["1"]])
+        #expect(try await RawPostgres.rows(promoted, "SELECT count(*) FROM events") == [["1"]])
         #expect(worker.isRunning, "\(log())")
     }
 

@@ -51,16 +51,14 @@ struct PostgresStandbyFenceTests {
         }
     }
 
-    /// `sql`'s rows on the server `url` names.
-    private static func rows(_ url: String, _ sql: String) async throws -> [[String]] {
-        try await offThePool { try RawPostgres(url).run(sql) }
-    }
-
-    /// A store reading the pair's standby as a replica of the primary (`--read-store`), opened
-    /// once the standby has replayed the log's schema, which a store on the primary made.
-    private static func replicaReader(_ pair: PostgresPair) async throws -> PostgresEventStore {
-        try await offThePool {
-            let url = pair.admin(pair.standbyPort, database: "logbook")
+    /// A store reading the pair's standby (`url`, by default as the superuser) as a replica of
+    /// the primary (`--read-store`), opened once the standby has replayed the log's schema,
+    /// which a store on the primary made.
+    private static func replicaReader(_ pair: PostgresPair, url given: String? = nil) async throws
+        -> PostgresEventStore
+    {
+        let url = given ?? pair.admin(pair.standbyPort, database: "logbook")
+        return try await offThePool {
             for _ in 1..<300 {
                 if let store = try? PostgresEventStore(connectionString: url, primary: pair.url) { return store }
                 usleep(100_000)
@@ -69,13 +67,13 @@ struct PostgresStandbyFenceTests {
         }
     }
 
-    /// Runs `alter` (an `ALTER SYSTEM`, which runs alone) on the server `url` names, and has
-    /// the server reload its configuration.
-    private static func configure(_ url: String, _ alter: String) async throws {
-        try await offThePool {
-            let server = try RawPostgres(url)
-            _ = try server.run(alter)
-            _ = try server.run("SELECT pg_reload_conf()")
+    /// Expects `store`'s read to fail `unavailable`, saying `reason`.
+    private static func expectUnavailable(_ store: PostgresEventStore, saying reason: String) async {
+        await #expect {
+            try await read(store)
+        } throws: { error in
+            guard case .unavailable(let message, _)? = error as? EventStoreError else { return false }
+            return message.contains(reason)
         }
     }
 
@@ -142,7 +140,7 @@ struct PostgresStandbyFenceTests {
         }
         // The danger: the primary shows the event to anyone who reads it there.
         let primary = pair.admin(pair.primaryPort, database: "logbook")
-        let visible = try await Self.rows(primary, "SELECT position, event_id FROM events ORDER BY position")
+        let visible = try await RawPostgres.rows(primary, "SELECT position, event_id FROM events ORDER BY position")
         #expect(visible.count == 2, "the cut-short commit is visible on the primary")
         let doomed = visible.last?[1]
         // The store's reads wait for the standby, which never gets it, and fail.
@@ -181,7 +179,8 @@ struct PostgresStandbyFenceTests {
         #expect(message.contains("warned"))
         let primary = pair.admin(pair.primaryPort, database: "logbook")
         #expect(
-            try await Self.rows(primary, "SELECT count(*) FROM events") == [["2"]], "committed on the primary alone")
+            try await RawPostgres.rows(primary, "SELECT count(*) FROM events") == [["2"]],
+            "committed on the primary alone")
         // The client sends it again, and is answered from the record, which the standby now holds.
         try await offThePool { try pair.run("start-standby") }
         let retried = try await Self.appendUntilAnswered("c2", writer)
@@ -226,7 +225,8 @@ struct PostgresStandbyFenceTests {
         #expect(message.contains("warned"))
         let primary = pair.admin(pair.primaryPort, database: "logbook")
         #expect(
-            try await Self.rows(primary, "SELECT count(*) FROM events") == [["2"]], "committed on the primary alone")
+            try await RawPostgres.rows(primary, "SELECT count(*) FROM events") == [["2"]],
+            "committed on the primary alone")
         try await offThePool { try pair.run("start-standby") }
         let retried = try await Self.appendUntilAnswered("c2", writer)
         guard case .duplicate(.appended(let record))? = retried.first else {
@@ -243,12 +243,7 @@ struct PostgresStandbyFenceTests {
         let reader = try await offThePool { try PostgresEventStore(connectionString: pair.url) }
         _ = try await Self.append("c1", writer)
         _ = try await Self.appendCutShort("c2", writer, pair)
-        await #expect {
-            try await Self.read(reader)
-        } throws: { error in
-            guard case .unavailable(let message, _)? = error as? EventStoreError else { return false }
-            return message.contains("synchronous standby")
-        }
+        await Self.expectUnavailable(reader, saying: "synchronous standby")
         try await offThePool { try pair.run("start-standby") }
         let events = try await Self.readUntilAnswered(reader)
         #expect(events.map(\.position) == [1, 2], "the cut-short commit is safe once the standby has it")
@@ -271,12 +266,9 @@ struct PostgresStandbyFenceTests {
         // The replica stops being the synchronous standby (another one is named, never
         // connected): it still streams, asynchronously, so it gets commits no synchronous
         // standby has.
-        try await Self.configure(primaryAdmin, "ALTER SYSTEM SET synchronous_standby_names = 'elsewhere'")
-        var state: [[String]] = []
-        for _ in 0..<600 where state != [["async"]] {
-            state = try await Self.rows(primaryAdmin, "SELECT sync_state FROM pg_stat_replication")
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await RawPostgres.configure(primaryAdmin, "ALTER SYSTEM SET synchronous_standby_names = 'elsewhere'")
+        let state = try await RawPostgres.rows(
+            primaryAdmin, "SELECT sync_state FROM pg_stat_replication", once: [["async"]])
         #expect(state == [["async"]], "the replica streams asynchronously")
         let outcome = try await offThePool {
             Result { () throws(EventStoreError) in try writer.append([Requests.simple("c2", stream: "a-1")]) }
@@ -286,23 +278,14 @@ struct PostgresStandbyFenceTests {
             return
         }
         // The danger: the replica shows it.
-        var onReplica: [[String]] = []
-        for _ in 0..<600 where onReplica != [["2"]] {
-            onReplica = try await Self.rows(replicaURL, "SELECT count(*) FROM events")
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let onReplica = try await RawPostgres.rows(replicaURL, "SELECT count(*) FROM events", once: [["2"]])
         #expect(onReplica == [["2"]], "the replica shows the commit no synchronous standby has")
         // The store reading the replica does not.
-        await #expect {
-            try await Self.read(reader)
-        } throws: { error in
-            guard case .unavailable(let message, _)? = error as? EventStoreError else { return false }
-            return message.contains("synchronous standby")
-        }
+        await Self.expectUnavailable(reader, saying: "synchronous standby")
         await #expect(throws: EventStoreError.self) { try await offThePool { try reader.headPosition() } }
 
         // Once the replica is the synchronous standby again, what it holds is safe.
-        try await Self.configure(primaryAdmin, "ALTER SYSTEM RESET synchronous_standby_names")
+        try await RawPostgres.configure(primaryAdmin, "ALTER SYSTEM RESET synchronous_standby_names")
         #expect(try await Self.readUntilAnswered(reader).map(\.position) == [1, 2])
     }
 
@@ -316,22 +299,14 @@ struct PostgresStandbyFenceTests {
         #expect(try await Self.readUntilAnswered(reader).map(\.position) == [1])
         // Cut off from its primary (its WAL receiver stopped), a replica may be on a timeline
         // a failover left behind: nothing on it is known to be the log's.
-        let conninfo = try await Self.rows(replicaAdmin, "SHOW primary_conninfo").first?.first ?? ""
-        try await Self.configure(replicaAdmin, "ALTER SYSTEM SET primary_conninfo = ''")
-        var receivers: [[String]] = [["1"]]
-        for _ in 0..<600 where receivers != [["0"]] {
-            receivers = try await Self.rows(replicaAdmin, "SELECT count(*) FROM pg_stat_wal_receiver")
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let conninfo = try await RawPostgres.rows(replicaAdmin, "SHOW primary_conninfo").first?.first ?? ""
+        try await RawPostgres.configure(replicaAdmin, "ALTER SYSTEM SET primary_conninfo = ''")
+        let receivers = try await RawPostgres.rows(
+            replicaAdmin, "SELECT count(*) FROM pg_stat_wal_receiver", once: [["0"]])
         #expect(receivers == [["0"]], "the replica's WAL receiver stopped")
-        await #expect {
-            try await Self.read(reader)
-        } throws: { error in
-            guard case .unavailable(let message, _)? = error as? EventStoreError else { return false }
-            return message.contains("not streaming")
-        }
+        await Self.expectUnavailable(reader, saying: "not streaming")
         let quoted = "'" + conninfo.replacingOccurrences(of: "'", with: "''") + "'"
-        try await Self.configure(replicaAdmin, "ALTER SYSTEM SET primary_conninfo = \(quoted)")
+        try await RawPostgres.configure(replicaAdmin, "ALTER SYSTEM SET primary_conninfo = \(quoted)")
         #expect(try await Self.readUntilAnswered(reader).map(\.position) == [1])
     }
     @Test(
@@ -341,20 +316,12 @@ struct PostgresStandbyFenceTests {
         let writer = try await offThePool { try PostgresEventStore(connectionString: pair.url) }
         _ = try await Self.append("c1", writer)
         let logbook = pair.admin(pair.primaryPort, database: "logbook")
-        _ = try await Self.rows(logbook, "CREATE ROLE reader LOGIN")
-        _ = try await Self.rows(logbook, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
+        _ = try await RawPostgres.rows(logbook, "CREATE ROLE reader LOGIN")
+        _ = try await RawPostgres.rows(logbook, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
         let primaryAsReader = "postgresql://reader@127.0.0.1:\(pair.primaryPort)/logbook"
         let replicaAsReader = "postgresql://reader@127.0.0.1:\(pair.standbyPort)/logbook"
         let onPrimary = try await offThePool { try PostgresEventStore(connectionString: primaryAsReader) }
-        let onReplica = try await offThePool {
-            for _ in 1..<300 {
-                if let store = try? PostgresEventStore(connectionString: replicaAsReader, primary: pair.url) {
-                    return store
-                }
-                usleep(100_000)
-            }
-            return try PostgresEventStore(connectionString: replicaAsReader, primary: pair.url)
-        }
+        let onReplica = try await Self.replicaReader(pair, url: replicaAsReader)
         for store in [onPrimary, onReplica] {
             await #expect {
                 try await Self.read(store)
@@ -363,7 +330,7 @@ struct PostgresStandbyFenceTests {
                 return message.contains("pg_monitor")
             }
         }
-        _ = try await Self.rows(logbook, "GRANT pg_monitor TO reader")
+        _ = try await RawPostgres.rows(logbook, "GRANT pg_monitor TO reader")
         #expect(try await Self.readUntilAnswered(onPrimary).map(\.position) == [1])
         #expect(try await Self.readUntilAnswered(onReplica).map(\.position) == [1])
     }

@@ -130,3 +130,34 @@ extension RawSQLResult {
         (try? RawPostgres(connectionString).run(sql).first) ?? []
     }
 }
+
+extension RawPostgres {
+    /// `sql`'s rows on the server `url` names, on a fresh connection, off Swift concurrency's pool.
+    public static func rows(_ url: String, _ sql: String) async throws -> [[String]] {
+        try await offThePool { try RawPostgres(url).run(sql) }
+    }
+
+    /// Runs `alter` (an `ALTER SYSTEM`, which runs alone) on the server `url` names, and has
+    /// the server reload its configuration.
+    public static func configure(_ url: String, _ alter: String) async throws {
+        try await offThePool {
+            let server = try RawPostgres(url)
+            try server.run(alter)
+            try server.run("SELECT pg_reload_conf()")
+        }
+    }
+
+    /// `sql`'s rows on the server `url` names once they are `expected`, asked every 50 ms at
+    /// most `tries` times (a server's state catching up with a change); the last rows read,
+    /// whatever they are, after that.
+    public static func rows(_ url: String, _ sql: String, once expected: [[String]], tries: Int = 600) async throws
+        -> [[String]]
+    {
+        var rows = try await Self.rows(url, sql)
+        for _ in 1..<tries where rows != expected {
+            try await Task.sleep(for: .milliseconds(50))
+            rows = try await Self.rows(url, sql)
+        }
+        return rows
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LogbookCrypto
 
 /// A `logbook` process of a test's own, its stderr written to a file in the test's folder,
 /// with none of the caller's `LOGBOOK_` settings but the master key given; killed and
@@ -38,5 +39,27 @@ final class LoggedProcess: @unchecked Sendable {
     func started(_ message: String) async -> Bool {
         let logged = await eventually { !self.isRunning || self.log.contains("msg=\"\(message)\"") }
         return logged && isRunning
+    }
+}
+
+/// A fresh folder for a test's own `logbook` processes, holding the master key they share;
+/// removed when the object goes.
+final class ProcessFolder: Sendable {
+    let directory: URL
+    let masterKey: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("logbook-processes-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        masterKey = directory.appendingPathComponent("master.key").path
+        try MasterKey.generate().write(to: masterKey)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// Starts `logbook ARGUMENTS`, its stderr in this folder's `NAME.log`.
+    func start(_ name: String, _ arguments: [String]) throws -> LoggedProcess {
+        try LoggedProcess(
+            arguments, logTo: directory.appendingPathComponent("\(name).log").path, masterKey: masterKey)
     }
 }
