@@ -14,7 +14,21 @@ public final class InMemoryEventStore: EventStore {
 
     private let log = Mutex(Log())
 
-    public init() {}
+    /// Whether `send` defers the append until its results are taken.
+    public let sendsAhead: Bool
+
+    /// A store whose `send` appends at once, or (`sendsAhead`) only when its results are
+    /// taken: other writers may commit in between, as beside a server that holds the append
+    /// in flight.
+    public init(sendsAhead: Bool = false) {
+        self.sendsAhead = sendsAhead
+    }
+
+    public func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
+        guard sendsAhead else { return .answered(Result { () throws(EventStoreError) in try append(batch) }) }
+        if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
+        return AppendInFlight(descriptor: nil) { () throws(EventStoreError) in try self.append(batch) }
+    }
 
     public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
         if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }

@@ -34,11 +34,12 @@ extension Substring {
     }
 }
 
-/// One libpq connection, closed with the object. Not thread-safe: its owner serialises
-/// access (the event store keeps it behind a mutex). Every statement is sent with text
-/// parameters and read back as text; a statement outside an explicit transaction is its
-/// own transaction, committed before the call returns.
-final class PostgresConnection {
+/// One libpq connection, closed with the object. Not thread-safe, but used by one thread at
+/// a time, which may change (Sendable on that promise): the one holding its slot's mutex
+/// (`PostgresConnectionSlot`), or the one it was lent to for an append sent ahead. Every
+/// statement is sent with text parameters and read back as text; a statement outside an
+/// explicit transaction is its own transaction, committed before the call returns.
+final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The warnings the server sent on this connection, counted by libpq's notice receiver.
     private let notices = NoticeCount()
@@ -139,6 +140,9 @@ final class PostgresConnection {
         return PQstatus(handle) != CONNECTION_OK
     }
 
+    /// The connection's socket, readable when the server's answer begins to arrive.
+    var socket: Int32 { PQsocket(handle) }
+
     /// A setting the server reports at connection time (`server_encoding`, `server_version`, …).
     func parameterStatus(_ name: String) -> String? {
         PQparameterStatus(handle, name).map { String(cString: $0) }
@@ -165,13 +169,25 @@ final class PostgresConnection {
     func query(_ sql: String, _ parameters: [String?], cancellingAfter limit: Duration) throws(PostgresError)
         -> PostgresRows
     {
+        try send(sql, parameters)
+        return try answer(cancellingAt: .now + limit)
+    }
+
+    /// Sends one statement with text parameters without waiting for its answer, which
+    /// `answer(cancellingAt:)` takes; no other statement may be sent on the connection until then.
+    func send(_ sql: String, _ parameters: [String?]) throws(PostgresError) {
         let copies = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { for copy in copies { free(copy) } }
         let sent = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
             PQsendQueryParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
         }
-        guard sent == 1 else { return try check(nil) }
-        awaitAnswer(cancellingAfter: limit)
+        if sent != 1 { _ = try check(nil) }
+    }
+
+    /// The answer to the statement `send` sent: its rows, or its error. Asks the server to
+    /// cancel it once `deadline` has passed, then waits for the answer the cancel brings.
+    func answer(cancellingAt deadline: ContinuousClock.Instant) throws(PostgresError) -> PostgresRows {
+        awaitAnswer(cancellingAt: deadline)
         // One statement gives one result; a lost connection may give an error result or none.
         var last: OpaquePointer?
         while let result = PQgetResult(handle) {
@@ -182,9 +198,8 @@ final class PostgresConnection {
     }
 
     /// Returns once the answer to the statement sent is in (or the connection failed, which
-    /// `PQgetResult` then reports), sending a cancel request when `limit` has passed.
-    private func awaitAnswer(cancellingAfter limit: Duration) {
-        let deadline = ContinuousClock.now + limit
+    /// `PQgetResult` then reports), sending a cancel request once `deadline` has passed.
+    private func awaitAnswer(cancellingAt deadline: ContinuousClock.Instant) {
         var cancelled = false
         while PQconsumeInput(handle) == 1, PQisBusy(handle) == 1 {
             var timeout: Int32 = -1

@@ -14,6 +14,30 @@ final class PostgresConnectionSlot: Sendable {
         self.connect = connect
     }
 
+    /// The connection itself, taken out of the slot for a call that outlasts one
+    /// `withConnection` (a statement sent now and answered later): made first when there is
+    /// none or it broke. Calls meanwhile make a connection of their own in the slot. Hand it
+    /// back with `giveBack` once the call is over.
+    func lend() -> Result<PostgresConnection, any Error> {
+        connection.withLock { slot in
+            if let kept = slot.take(), !kept.isBroken { return .success(kept) }
+            do {
+                return .success(try connect())
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Puts back a lent connection, unless it broke or the slot made another meanwhile (then
+    /// it is closed).
+    func giveBack(_ lent: PostgresConnection) {
+        guard !lent.isBroken else { return }
+        connection.withLock { slot in
+            if slot == nil { slot = lent }
+        }
+    }
+
     /// `body`'s value on the connection, or what failed. After a failure of `body`, the
     /// connection is given up when it broke or when `discards` says so of the error.
     func withConnection<T: Sendable>(

@@ -21,7 +21,10 @@ public import LogbookApplication
 ///
 /// Opening creates or migrates the schema, and refuses a malformed connection string, an
 /// unreachable server, a failed login, another program's database and a newer schema with
-/// a one-line `EventStoreError`. One connection per store, behind a mutex; calls block. A
+/// a one-line `EventStoreError`. Two connections per store, each behind a mutex: one for
+/// appends and the log's reads, one, made at first use, for stream and command reads (so a
+/// worker decides its next batch while the last one's append is in flight: `send`); calls
+/// block. A
 /// connection the server closed while it was idle is replaced before the next call; a call
 /// whose connection drops under it fails with `.unavailable` (an append's outcome is then
 /// unknown: retry it with the same command ids) and the next call reconnects.
@@ -29,6 +32,10 @@ public final class PostgresEventStore: EventStore {
     /// The database, host and port, for messages (never the password).
     public let target: String
     private let connection: PostgresConnectionSlot
+    /// The connection for the reads a worker's decisions make (`readStream`,
+    /// `readWholeStreams`, `commandRecord`), made at the first of them: free while an append
+    /// sent ahead (`send`) holds the other.
+    private let decisionReads: PostgresConnectionSlot
     private let evolution: EventEvolution
     private let commitPatience: Duration
     /// The primary whose synchronous standbys reads wait for, when this store reads a replica.
@@ -70,6 +77,7 @@ public final class PostgresEventStore: EventStore {
         self.connection = PostgresConnectionSlot(connection) { () throws in
             try Self.connect(connectionString, target: target)
         }
+        decisionReads = PostgresConnectionSlot(nil) { () throws in try Self.connect(connectionString, target: target) }
     }
 
     /// A new connection with the session settings appends rely on: READ COMMITTED (each
@@ -96,19 +104,26 @@ public final class PostgresEventStore: EventStore {
         return .failed("\(target): \(error)")
     }
 
-    /// Runs `body` on the connection, connecting first when there is none or the server
-    /// dropped it; libpq's errors and unreadable events become `EventStoreError`s.
+    /// Runs `body` on the connection (`slot`: the main one unless given), connecting first
+    /// when there is none or the server dropped it; libpq's errors and unreadable events
+    /// become `EventStoreError`s.
     private func withConnection<T: Sendable>(
-        _ body: (PostgresConnection) throws -> T
+        _ slot: PostgresConnectionSlot? = nil, _ body: (PostgresConnection) throws -> T
     ) throws(EventStoreError) -> T {
-        let result = connection.withConnection(body)
-        switch result {
+        switch (slot ?? connection).withConnection(body) {
         case .success(let value): return value
-        case .failure(let error as EventStoreError): throw error
-        case .failure(let error as PostgresError): throw Self.storeError(error, target: target)
-        case .failure(let error as UnreadableEvent):
-            throw .unreadableEvent(position: error.position, reason: error.cause.description)
-        case .failure(let error): throw .failed("\(target): \(error)")
+        case .failure(let error): throw storeError(error)
+        }
+    }
+
+    /// What failed on a connection, as this store reports it.
+    private func storeError(_ error: any Error) -> EventStoreError {
+        switch error {
+        case let error as EventStoreError: error
+        case let error as PostgresError: Self.storeError(error, target: target)
+        case let error as UnreadableEvent:
+            .unreadableEvent(position: error.position, reason: error.cause.description)
+        default: .failed("\(target): \(error)")
         }
     }
 
@@ -121,36 +136,70 @@ public final class PostgresEventStore: EventStore {
     // MARK: Append
 
     public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
+        try send(batch).results()
+    }
+
+    /// True: `send` returns once the batch is on its way to the server.
+    public var sendsAhead: Bool { true }
+
+    /// Sends the batch to `logbook_append` on the main connection, which stays with the
+    /// append until its results are taken; the decisions' reads go on meanwhile on a
+    /// connection of their own. The commit patience runs from the sending.
+    public func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
         if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
-        guard !batch.isEmpty else { return [] }
+        guard !batch.isEmpty else { return .answered(.success([])) }
         let parameter = PostgresParameters.batch(batch, evolution: evolution)
-        return try withConnection { [evolution, target, commitPatience] db in
-            let warnings = db.warningCount
-            let rows = try db.query(
-                "SELECT ordinal, outcome, at_position, detail, actual, versions FROM logbook_append($1::jsonb)",
-                [parameter], cancellingAfter: commitPatience)
-            // A commit whose wait for the synchronous standby was cancelled returns after a
-            // warning, committed on the primary alone: not to be acknowledged, since a
-            // failover may take it back. Its commands are sent again, and answered once safe.
-            guard db.warningCount == warnings else {
-                throw EventStoreError.unavailable(
-                    "\(target): the server warned while the batch committed (a wait for a synchronous standby "
-                        + "cut short?): its outcome is not known to be safe; send the commands again",
-                    cause: .unknown)
-            }
-            guard rows.count == batch.count else {
-                throw EventStoreError.failed("\(target): logbook_append answered \(rows.count) of \(batch.count)")
-            }
-            let results = try batch.enumerated().map { index, request throws -> AppendResult in
-                try Self.result(of: request, row: index, rows, db, evolution)
-            }
-            // A retried command is answered from its record only once the standbys hold it
-            // (its first commit may be one of those cut short).
-            if results.contains(where: { if case .duplicate = $0 { true } else { false } }) {
-                try PostgresStandbyFence.wait(db, target: target)
-            }
-            return results
+        let db: PostgresConnection
+        switch connection.lend() {
+        case .success(let lent): db = lent
+        case .failure(let error): throw storeError(error)
         }
+        let warnings = db.warningCount
+        let deadline = ContinuousClock.now + commitPatience
+        do {
+            try db.send(
+                "SELECT ordinal, outcome, at_position, detail, actual, versions FROM logbook_append($1::jsonb)",
+                [parameter])
+        } catch {
+            connection.giveBack(db)
+            throw storeError(error)
+        }
+        return AppendInFlight(descriptor: db.socket) { [self] () throws(EventStoreError) in
+            defer { connection.giveBack(db) }
+            do {
+                return try results(of: batch, db.answer(cancellingAt: deadline), warnings: warnings, db)
+            } catch {
+                throw storeError(error)
+            }
+        }
+    }
+
+    /// The results of `batch` from `logbook_append`'s rows, on the connection that sent it
+    /// (`warnings`: its count of warnings before).
+    private func results(of batch: [AppendRequest], _ rows: PostgresRows, warnings: Int, _ db: PostgresConnection)
+        throws -> [AppendResult]
+    {
+        // A commit whose wait for the synchronous standby was cancelled returns after a
+        // warning, committed on the primary alone: not to be acknowledged, since a
+        // failover may take it back. Its commands are sent again, and answered once safe.
+        guard db.warningCount == warnings else {
+            throw EventStoreError.unavailable(
+                "\(target): the server warned while the batch committed (a wait for a synchronous standby "
+                    + "cut short?): its outcome is not known to be safe; send the commands again",
+                cause: .unknown)
+        }
+        guard rows.count == batch.count else {
+            throw EventStoreError.failed("\(target): logbook_append answered \(rows.count) of \(batch.count)")
+        }
+        let results = try batch.enumerated().map { index, request throws -> AppendResult in
+            try Self.result(of: request, row: index, rows, db, evolution)
+        }
+        // A retried command is answered from its record only once the standbys hold it
+        // (its first commit may be one of those cut short).
+        if results.contains(where: { if case .duplicate = $0 { true } else { false } }) {
+            try PostgresStandbyFence.wait(db, target: target)
+        }
+        return results
     }
 
     /// The result the function's row `row` reports for `request`. Duplicates are read back
@@ -280,7 +329,7 @@ public final class PostgresEventStore: EventStore {
     }
 
     public func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {
-        try withConnection { [evolution] db in
+        try withConnection(decisionReads) { [evolution] db in
             try Self.events(
                 db.query(
                     "SELECT \(Self.columns) FROM events WHERE stream = $1 AND version >= $2::bigint "
@@ -295,7 +344,7 @@ public final class PostgresEventStore: EventStore {
     /// statistics of it yet).
     public func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]] {
         guard !streams.isEmpty else { return [:] }
-        return try withConnection { [evolution] db in
+        return try withConnection(decisionReads) { [evolution] db in
             let events = try Self.events(
                 db.query(
                     "SELECT \(Self.eventColumns) FROM (SELECT DISTINCT unnest($1::text[])) AS u(stream) CROSS JOIN LATERAL "
@@ -346,7 +395,7 @@ public final class PostgresEventStore: EventStore {
     }
 
     public func commandRecord(_ commandId: String) throws(EventStoreError) -> CommandRecord? {
-        try withConnection { [evolution] db in try Self.commandRecord(commandId, db, evolution) }
+        try withConnection(decisionReads) { [evolution] db in try Self.commandRecord(commandId, db, evolution) }
     }
 
     /// Every command recorded with an answer and no events (a refusal), in the order of the

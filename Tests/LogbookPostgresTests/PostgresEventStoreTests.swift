@@ -207,6 +207,32 @@ struct PostgresEventStoreTests {
         #expect(try admin.run("SELECT count(*) FROM command_claims") == [["0"]])
     }
 
+    @Test("an append sent ahead leaves stream and command reads free while it waits, and answers as append does")
+    func sentAhead() throws {
+        // Given a log with one command, and the head row held so that the next append waits
+        let (database, admin, store) = try Self.openLog()
+        #expect(store.sendsAhead)
+        _ = try store.append([Requests.simple("c1", stream: "a-1", count: 2)])
+        try admin.run("BEGIN; SELECT position FROM log_head FOR UPDATE")
+        // When an append is sent, and is in flight at the server
+        let inFlight = try store.send([Requests.request("c2", [Requests.event("a-1")], expecting: ["a-1": .at(2)])])
+        try Self.waitForLockWaiters(1, database, admin)
+        // Then the reads a worker decides with go on meanwhile, and see only what committed
+        #expect(try store.readWholeStream("a-1").map(\.version) == [1, 2])
+        #expect(try store.readWholeStreams(["a-1", "b-1"]).mapValues(\.count) == ["a-1": 2, "b-1": 0])
+        #expect(try store.commandRecord("c1") != nil)
+        #expect(try store.commandRecord("c2") == nil)
+        // And once the head is free its results are what append answers
+        try admin.run("COMMIT")
+        let results = try inFlight.results()
+        #expect(results.count == 1)
+        #expect(results.first?.committed?.events.map(\.position) == [3])
+        // And the store appends on as before
+        let next = try store.append([Requests.request("c3", [Requests.event("a-1")], expecting: ["a-1": .at(3)])])
+        #expect(next.first?.committed?.events.map(\.position) == [4])
+        #expect(try store.read(fromPosition: 1, limit: 10, categories: nil).map(\.position) == [1, 2, 3, 4])
+    }
+
     @Test("an append whose connection is killed mid-transaction leaves no hole and no trace")
     func killedAppendLeavesNoHole() throws {
         let (database, admin, store) = try Self.openLog()

@@ -41,8 +41,11 @@ struct CommitStageRulesTests {
         #expect(rules.isIdle && rules.acceptsBatch && !rules.appendThreadHasWork)
         // When the loop submits a batch
         #expect(rules.submit(Self.batch("a", Self.small)) == .waiters)
-        // Then the append thread has work, the loop cannot hand over another, and nothing runs inline
+        // Then the append thread has work, the loop cannot hand over another nor join it, and
+        // nothing runs inline
         #expect(rules.appendThreadHasWork && !rules.acceptsBatch && !rules.isIdle)
+        let joined = rules.join(Self.batch("b"), upTo: 100)
+        #expect(!joined, "only a stage that sends ahead joins batches")
         #expect(rules.claimInline(commands: 1) == false)
         // When the append thread appends it
         #expect(Self.appendThreadAppends(&rules, as: "a") == .handedOn([.waiters, .loop]))
@@ -51,6 +54,45 @@ struct CommitStageRulesTests {
         #expect(rules.takeDone() == [.durable("a")])
         #expect(rules.takeDone().isEmpty)
         #expect(rules.isIdle && rules.acceptsBatch)
+    }
+
+    @Test("sending ahead, a second batch is handed over while one is in flight and stays open until sent")
+    func sendingAhead() {
+        // Given rules on a log that sends appends ahead, with a batch in flight
+        var rules = Rules(flushes: false, runsInline: false, sendsAhead: true)
+        #expect(rules.holdsAtMost == 2)
+        _ = rules.submit(Self.batch("a"))
+        #expect(rules.takeSubmitted() == .append(Self.batch("a")))
+        #expect(rules.takeSubmittedIfAny() == nil, "nothing submitted: the append thread waits for the answer")
+        // When the loop submits the next batch, and more commands join it before it is taken
+        #expect(rules.acceptsBatch)
+        _ = rules.submit(Self.batch("b"))
+        var joined = rules.join(Self.batch("c"), upTo: 4)
+        #expect(joined)
+        joined = rules.join(Self.batch("d"), upTo: 5)
+        #expect(!joined, "five commands would be more than the limit")
+        // Then the append thread takes them to decide while the first is in flight
+        #expect(rules.takeSubmittedIfAny() == .append(Self.batch("b") + Self.batch("c")))
+        #expect(!rules.acceptsBatch, "it holds two")
+        // And commands read meanwhile join that open batch, up to the limit, and are taken into it
+        joined = rules.join(Self.batch("d"), upTo: 6)
+        #expect(joined)
+        #expect(rules.takeSubmittedIfAny() == .append(Self.batch("d")))
+        joined = rules.join(Self.batch("e", 1), upTo: 7)
+        #expect(joined)
+        joined = rules.join(Self.batch("f", 1), upTo: 7)
+        #expect(!joined, "the open batch holds seven with those waiting to join it")
+        // When the first lands, the open batch is closed: the last commands that joined are
+        // decided into it, and nothing joins it after
+        #expect(rules.appended("a", commands: 2) == .handedOn([.waiters, .loop]))
+        #expect(rules.closeOpenBatch() == Self.batch("e", 1))
+        joined = rules.join(Self.batch("f", 1), upTo: 100)
+        #expect(!joined, "sent: nothing to join")
+        #expect(rules.acceptsBatch, "one in flight, one done")
+        #expect(rules.appended("b", commands: 7) == .handedOn([.waiters, .loop]))
+        // Then both come back durable, in the order they were submitted
+        #expect(rules.takeDone() == [.durable("a"), .durable("b")])
+        #expect(rules.isIdle)
     }
 
     // MARK: Route 1, inline on the loop's thread

@@ -35,6 +35,14 @@ public final class CommandHandler {
     /// `.abandoned`) and another round decided it on fresh state, it counts once. On a log
     /// that several workers share, this is the cost of their conflicts.
     public private(set) var commandsDecidedAgain = 0
+    /// The batch sent and not yet landed, and its first round's append.
+    private var flying: FlyingBatch?
+    private var inFlight: AppendInFlight?
+    /// Batches sent since the handler was made.
+    private var batchesSent = 0
+    /// The streams the last batch landed leaves untrustworthy to a batch decided over it
+    /// (`settle`).
+    private var suspect = Set<StreamId>()
 
     /// `buckets` spreads email addresses over the streams of their claims: the vault's
     /// (`PersonalDataVault.buckets`) for a log with personal data sealed.
@@ -56,96 +64,170 @@ public final class CommandHandler {
 
     /// Handles a batch; outcomes come back in request order.
     public func handle(_ requests: [CommandRequest]) -> [CommandOutcome] {
-        var outcomes = [CommandOutcome?](repeating: nil, count: requests.count)
-        let today = clock.now().utcDate
-        var commands = [Command?](repeating: nil, count: requests.count)
-        var pending: [Int] = []
-        pending.reserveCapacity(requests.count)
-        var firstIndexOfId: [String: Int] = [:]
-        firstIndexOfId.reserveCapacity(requests.count)
-        var repeats: [(index: Int, original: Int)] = []
+        send(decide(requests))
+        return land()
+    }
 
-        for (index, request) in requests.enumerated() {
-            if let error = Self.problemWithIds(request) {
-                outcomes[index] = .rejected(error)
-            } else if let original = firstIndexOfId[request.commandId] {
-                repeats.append((index, original))
-            } else {
-                do {
-                    commands[index] = try CommandParser.parse(type: request.type, data: request.data, today: today)
-                    firstIndexOfId[request.commandId] = index
-                    pending.append(index)
-                } catch {
-                    outcomes[index] = .rejected(error)
-                }
+    // MARK: A batch decided while the one before is appended
+
+    /// Whether the store's appends return before they are done (`EventStore.sendsAhead`),
+    /// so that deciding the next batch while one is in flight overlaps its append.
+    public var sendsAhead: Bool { store.sendsAhead }
+
+    /// A batch was sent (`send`) and its outcomes not yet taken (`land`).
+    public var hasBatchInFlight: Bool { flying != nil }
+
+    /// The descriptor the answer of the batch in flight arrives on (`AppendInFlight`): nil
+    /// with none in flight, or one answered already.
+    public var inFlightDescriptor: Int32? { inFlight?.descriptor }
+
+    /// Parses a batch and decides its first round. With a batch in flight, its decisions
+    /// build on the state that batch leaves if all of it commits; `send` checks that
+    /// assumption once it has landed, and decides again, after this batch's first round,
+    /// every command that touched a stream a command of it that did not commit touched.
+    public func decide(_ requests: [CommandRequest]) -> DecidedBatch {
+        var decided = DecidedBatch(
+            work: BatchWork([], today: clock.now().utcDate),
+            round: DecidedRound(overlay: StateOverlay(expectedStreams: requests.count * 2)), basis: batchesSent,
+            overFlying: flying != nil)
+        decide(requests, into: &decided)
+        return decided
+    }
+
+    /// Parses more commands into a decided batch not yet sent and decides them after its
+    /// others, on the state those leave (and, with a batch in flight, that one's).
+    public func decide(_ more: [CommandRequest], into decided: inout DecidedBatch) {
+        precondition(batchesSent == decided.basis, "a batch was sent after this one was decided")
+        let pending = decided.work.add(more, today: clock.now().utcDate)
+        let base = flying?.round.overlay
+        decided.overFlying = decided.overFlying || base != nil
+        prefetch(pending.compactMap { decided.work.commands[$0] }, besides: base, decided.round.overlay)
+        decideRound(pending, &decided.work, into: &decided.round, attempt: 1, base: base)
+    }
+
+    /// Sends a decided batch's first round to the store (`EventStore.send`); only with no
+    /// batch in flight (the one it was decided over landed) and none sent since it was decided. Its commands that built on a command of that batch that
+    /// did not commit are not sent: `land` decides them again.
+    public func send(_ decided: DecidedBatch) {
+        precondition(flying == nil, "a batch is in flight: land it first")
+        precondition(batchesSent == decided.basis, "a batch was sent after this one was decided")
+        var round = decided.round
+        if decided.overFlying { round.dropDecisionsOn(suspect) }
+        batchesSent += 1
+        if !round.entries.isEmpty {
+            do {
+                inFlight = try store.send(round.entries.map(\.request))
+            } catch {
+                inFlight = .answered(.failure(error))
             }
         }
+        flying = FlyingBatch(work: decided.work, round: round)
+    }
 
-        prefetch(pending.compactMap { commands[$0] })
-        for attempt in 1...Self.maximumAttempts where !pending.isEmpty {
-            pending = appendRound(
-                pending, requests: requests, commands: commands, attempt: attempt, outcomes: &outcomes)
+    /// Waits for the batch in flight, decides again what its first round could not commit
+    /// (with appends of their own, as `handle` does), and returns its outcomes in request order.
+    public func land() -> [CommandOutcome] {
+        guard let landing = flying.take() else { preconditionFailure("no batch is in flight") }
+        var work = landing.work
+        let results: Result<[AppendResult], EventStoreError>
+        if let append = inFlight.take() {
+            do {
+                results = .success(try append.results())
+            } catch {
+                results = .failure(error)
+            }
+        } else {
+            results = .success([])
+        }
+        var settled = settle(landing.round, results, attempt: 1, &work.outcomes)
+        suspect = settled.suspect
+        settled.retry += landing.round.dropped
+        var pending = settled.retry.sorted()
+        commandsDecidedAgain += pending.count
+        for attempt in 2...Self.maximumAttempts where !pending.isEmpty {
+            pending = appendRound(pending, &work, attempt: attempt)
             // Returned only when another round remains: each of these is decided again.
             commandsDecidedAgain += pending.count
         }
-        for (index, original) in repeats {
-            outcomes[index] = outcomes[original].map(Self.asRetry)
-        }
-        return outcomes.map { $0 ?? .rejected(ServiceError(.internal, "command was not handled")) }
+        return work.finished()
     }
 
-    /// One round: decide every pending command, record all decisions in one append, and
-    /// collect outcomes. Returns the commands to decide again: those whose record met a
-    /// version conflict or leaned on a command of the round that did not commit.
-    private func appendRound(
-        _ pending: [Int], requests: [CommandRequest], commands: [Command?], attempt: Int,
-        outcomes: inout [CommandOutcome?]
-    ) -> [Int] {
-        let isLastAttempt = attempt == Self.maximumAttempts
-        var overlay = StateOverlay(expectedStreams: pending.count * 2)
-        var batch: [(index: Int, request: AppendRequest, touched: [StreamId])] = []
-        batch.reserveCapacity(pending.count)
-        let now = clock.now()
+    // MARK: Rounds
 
+    /// One round decided and appended at once (every round after a batch's first): returns
+    /// the commands to decide again.
+    private func appendRound(_ pending: [Int], _ work: inout BatchWork, attempt: Int) -> [Int] {
+        var round = DecidedRound(overlay: StateOverlay(expectedStreams: pending.count * 2))
+        decideRound(pending, &work, into: &round, attempt: attempt, base: nil)
+        guard !round.entries.isEmpty else { return [] }
+        let results: Result<[AppendResult], EventStoreError>
+        do {
+            results = .success(try store.append(round.entries.map(\.request)))
+        } catch {
+            results = .failure(error)
+        }
+        return settle(round, results, attempt: attempt, &work.outcomes).retry
+    }
+
+    /// Decides every pending command on the state the earlier ones (and the round's) leave,
+    /// and `base`'s, the batch in flight: the decisions to record join the round, the
+    /// outcomes of the others the work.
+    private func decideRound(
+        _ pending: [Int], _ work: inout BatchWork, into round: inout DecidedRound, attempt: Int, base: StateOverlay?
+    ) {
+        round.entries.reserveCapacity(round.entries.count + pending.count)
+        let now = clock.now()
         for index in pending {
-            guard let command = commands[index] else { continue }
-            switch decide(command, request: requests[index], now: now, assumingNew: attempt == 1, overlay: &overlay) {
-            case .finished(let outcome): outcomes[index] = outcome
-            case .record(let append, let touched): batch.append((index, append, touched))
+            guard let command = work.commands[index] else { continue }
+            let decision = decide(
+                command, request: work.requests[index], now: now, assumingNew: attempt == 1, overlay: &round.overlay,
+                base: base)
+            switch decision {
+            case .finished(let outcome): work.outcomes[index] = outcome
+            case .record(let entry): round.entries.append(entry.at(index))
             }
         }
-        guard !batch.isEmpty else { return [] }
+    }
 
+    /// Collects a round's outcomes from its append's results and caches what committed.
+    /// Returns the commands to decide again (those whose record met a version conflict or
+    /// leaned on a command of the round that did not commit), and the streams a decision
+    /// built on this round may not trust: those read or written by a command that did not commit.
+    private func settle(
+        _ round: DecidedRound, _ appended: Result<[AppendResult], EventStoreError>, attempt: Int,
+        _ outcomes: inout [CommandOutcome?]
+    ) -> (retry: [Int], suspect: Set<StreamId>) {
         let results: [AppendResult]
-        do {
-            results = try store.append(batch.map(\.request))
-        } catch {
+        switch appended {
+        case .success(let answered): results = answered
+        case .failure(let error):
             cache.removeAll()
-            for entry in batch { outcomes[entry.index] = .rejected(ServiceError(error)) }
-            return []
+            var suspect = Set<StreamId>()
+            for entry in round.entries {
+                outcomes[entry.index] = .rejected(ServiceError(error))
+                suspect.formUnion(entry.touched)
+            }
+            return ([], suspect)
         }
-
+        let isLastAttempt = attempt == Self.maximumAttempts
         var retry: [Int] = []
         var untrusted = Set<StreamId>()
-        for (entry, result) in zip(batch, results) {
+        for (entry, result) in zip(round.entries, results) {
+            if case .committed = result {} else { untrusted.formUnion(entry.touched) }
             switch result {
             case .committed(let record):
                 outcomes[entry.index] = AnswerCodec.outcome(of: record, wasRetry: false)
             case .duplicate(let record):
-                untrusted.formUnion(entry.touched)
                 outcomes[entry.index] = AnswerCodec.outcome(of: record, wasRetry: true)
             case .conflict(let conflict):
-                untrusted.formUnion(entry.touched)
                 if isLastAttempt {
                     outcomes[entry.index] = .rejected(ServiceError(conflict, cause: .contention))
                 } else {
                     retry.append(entry.index)
                 }
             case .unreadableRecord(let error):
-                untrusted.formUnion(entry.touched)
                 outcomes[entry.index] = .rejected(ServiceError(error))
             case .abandoned(let dependency):
-                untrusted.formUnion(entry.touched)
                 if isLastAttempt {
                     outcomes[entry.index] = .rejected(
                         ServiceError(
@@ -157,25 +239,26 @@ public final class CommandHandler {
                 }
             }
         }
-        for stream in overlay.order where !untrusted.contains(stream) {
-            if let entry = overlay.entries[stream] { cache.store(entry, for: stream) }
+        for stream in round.overlay.order where !untrusted.contains(stream) {
+            if let entry = round.overlay.entries[stream] { cache.store(entry, for: stream) }
         }
         for stream in untrusted { cache.remove(stream) }
-        return retry
+        return (retry, untrusted)
     }
 
     private enum Decision {
         /// An outcome not to be recorded: the command id's first outcome, or a failure of the log.
         case finished(CommandOutcome)
         /// A decision to record: its events, or its answer when it appends nothing.
-        case record(AppendRequest, touched: [StreamId])
+        case record(DecidedEntry)
     }
 
     /// Loads what `command` reads, checks the client's expectation, decides, and stages the
     /// decision as an append request guarded by what it read. With `assumingNew`, the
-    /// streams it creates are taken as new unless the round or the cache knows them.
+    /// streams it creates are taken as new unless the round, `base` or the cache knows them.
     private func decide(
-        _ command: Command, request: CommandRequest, now: Timestamp, assumingNew: Bool, overlay: inout StateOverlay
+        _ command: Command, request: CommandRequest, now: Timestamp, assumingNew: Bool, overlay: inout StateOverlay,
+        base: StateOverlay?
     ) -> Decision {
         let commandId = request.commandId
         let metadata = EventMetadata(
@@ -190,14 +273,16 @@ public final class CommandHandler {
             return nil
         }
         /// The append request that records `outcome` (events or an answer), guarded by what was read.
-        func record(_ events: [NewEvent], answer: String?) -> Decision {
+        func record(_ events: [NewEvent], answer: String?, writing written: [StreamId] = []) -> Decision {
             var expectations: [String: ExpectedVersion] = [:]
             expectations.reserveCapacity(read.count)
             for entry in read { expectations[entry.stream.name] = .at(entry.version) }
             let append = AppendRequest(
                 metadata: metadata, events: events, expectations: expectations,
                 dependencies: overlay.writers(of: read.lazy.map(\.stream)), answer: answer)
-            return .record(append, touched: read.map(\.stream))
+            var touched = read.map(\.stream)
+            for stream in written where !touched.contains(stream) { touched.append(stream) }
+            return .record(DecidedEntry(index: -1, request: append, touched: touched))
         }
         func answer(_ outcome: CommandOutcome) -> Decision {
             record([], answer: AnswerCodec.encode(outcome))
@@ -214,7 +299,7 @@ public final class CommandHandler {
                 !missing.isEmpty
             {
                 for stream in missing {
-                    let entry = try load(stream, overlay: overlay, assumingNew: created.contains(stream))
+                    let entry = try load(stream, overlay: overlay, base: base, assumingNew: created.contains(stream))
                     states[stream] = entry.state
                     read.append((stream, entry.version))
                 }
@@ -235,7 +320,7 @@ public final class CommandHandler {
                     NewEvent(
                         eventId: ids.newEventId(), stream: event.stream.name, type: event.typeName,
                         data: EventCodec.encodedText(event), recordedAt: now.millisecondsSinceEpoch)
-                }, answer: nil)
+                }, answer: nil, writing: events.map(\.stream))
             for (stream, version) in read {
                 overlay.stage(stream, StreamStateCache.Entry(version: version, state: states[stream]))
             }
@@ -263,16 +348,19 @@ public final class CommandHandler {
     /// Reads in one call to the store the streams the commands read first and the cache does
     /// not hold, except those they create (taken as new on the first round), so that the store
     /// reads them together instead of one query each: the users who buy or write, the email
-    /// claims a registration checks. A stream it cannot read or fold is left out: `load` reads
-    /// it again and reports the error to the command that needs it.
-    private func prefetch(_ commands: [Command]) {
+    /// claims a registration checks; not those `base` (the batch in flight) or `round` (the
+    /// batch's earlier decisions) hold. A stream it cannot read or fold is left out: `load`
+    /// reads it again and reports the error to the command that needs it.
+    private func prefetch(_ commands: [Command], besides base: StateOverlay?, _ round: StateOverlay? = nil) {
         var wanted: [StreamId] = []
         var seen = Set<StreamId>()
         let nothingKnown = AggregateStates()
         for command in commands {
             let created = command.streamsCreated
             for stream in command.streamsRead(given: nothingKnown, buckets: buckets)
-            where !created.contains(stream) && seen.insert(stream).inserted && cache.entry(for: stream) == nil {
+            where !created.contains(stream) && seen.insert(stream).inserted && cache.entry(for: stream) == nil
+                && base?.entries[stream] == nil && round?.entries[stream] == nil
+            {
                 wanted.append(stream)
             }
         }
@@ -293,43 +381,21 @@ public final class CommandHandler {
         return entry
     }
 
-    /// The state of `stream`: from this round's staged decisions, else from the cache, else
-    /// (`assumingNew`) new, else folded from the log. A cached or assumed state is trusted
-    /// without asking the log: if the stream holds other events, the append's expectation on
-    /// that version fails, the stream leaves the cache, and the next round reads it afresh.
-    /// An assumed state is not cached: only what committed or was read is.
-    private func load(_ stream: StreamId, overlay: StateOverlay, assumingNew: Bool) throws -> StreamStateCache.Entry {
+    /// The state of `stream`: from this round's staged decisions, else from `base` (the batch
+    /// in flight, as if it committed), else from the cache, else (`assumingNew`) new,
+    /// else folded from the log. A cached or assumed state is trusted without asking the log:
+    /// if the stream holds other events, the append's expectation on that version fails, the
+    /// stream leaves the cache, and the next round reads it afresh. An assumed state is not
+    /// cached: only what committed or was read is.
+    private func load(_ stream: StreamId, overlay: StateOverlay, base: StateOverlay?, assumingNew: Bool) throws
+        -> StreamStateCache.Entry
+    {
         if let staged = overlay.entries[stream] { return staged }
+        if let staged = base?.entries[stream] { return staged }
         if let cached = cache.entry(for: stream) { return cached }
         if assumingNew { return StreamStateCache.Entry(version: 0, state: .initial(for: stream)) }
         let entry = try Self.folded(stream, try store.readWholeStream(stream.name))
         cache.store(entry, for: stream)
         return entry
-    }
-
-    /// Ids are printable ASCII, so that every store and every language compares them
-    /// byte for byte (Swift's `String` equality would merge canonically equal Unicode).
-    private static func problemWithIds(_ request: CommandRequest) -> ServiceError? {
-        let ids = [
-            ("id", request.commandId), ("correlationId", request.correlationId), ("causationId", request.causationId),
-        ]
-        for case (let field, let value?) in ids {
-            let bytes = value.utf8
-            guard (1...CommandRequest.maximumIdLength).contains(bytes.count),
-                bytes.allSatisfy({ (0x21...0x7E).contains($0) })
-            else {
-                return ServiceError(
-                    .invalidInput,
-                    "\(field): must be 1–\(CommandRequest.maximumIdLength) printable ASCII characters, without spaces",
-                    details: [("field", .string(field))])
-            }
-        }
-        return nil
-    }
-
-    private static func asRetry(_ outcome: CommandOutcome) -> CommandOutcome {
-        guard case .accepted(var accepted) = outcome else { return outcome }
-        accepted.wasRetry = true
-        return .accepted(accepted)
     }
 }

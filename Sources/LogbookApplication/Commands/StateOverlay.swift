@@ -40,6 +40,16 @@ struct StateOverlay {
         if !writers.contains(commandId) { writers.append(commandId) }
     }
 
+    /// Leaves `streams` out: the round's decisions on them are not to be trusted.
+    mutating func forget(_ streams: Set<StreamId>) {
+        guard !streams.isEmpty else { return }
+        for stream in streams {
+            entries.removeValue(forKey: stream)
+            writersByStream.removeValue(forKey: stream)
+        }
+        order.removeAll { streams.contains($0) }
+    }
+
     /// The commands of the round whose staged events a reader of `streams` sees.
     func writers(of streams: some Sequence<StreamId>) -> Set<String> {
         streams.reduce(into: Set<String>()) { $0.formUnion(writersByStream[$1] ?? []) }

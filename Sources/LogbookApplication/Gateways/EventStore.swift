@@ -20,6 +20,15 @@ public protocol EventStore: Sendable {
     /// Appends a batch in one transaction; results come back in request order.
     func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult]
 
+    /// Whether `send` returns before its append is done, so that the caller can work while
+    /// the store commits (PostgreSQL: the batch is on its way to the server). False by default.
+    var sendsAhead: Bool { get }
+
+    /// Starts `append(batch)` and returns it in flight; its results come from
+    /// `AppendInFlight.results()`, which must be taken before the next `send` or `append`.
+    /// The default appends at once and hands back what it returned.
+    func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight
+
     /// Events of one stream with `version >= fromVersion`, in version order, at most `limit`.
     func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent]
 
@@ -46,6 +55,18 @@ public protocol EventStore: Sendable {
     /// events maps to `[]`). A store that can reads them together (SQLite: in one read
     /// transaction), which costs much less than one `readWholeStream` each; the default does that.
     func readWholeStreams(_ streams: [String]) throws(EventStoreError) -> [String: [RecordedEvent]]
+}
+
+extension EventStore {
+    public var sendsAhead: Bool { false }
+
+    public func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
+        do {
+            return .answered(.success(try append(batch)))
+        } catch {
+            return .answered(.failure(error))
+        }
+    }
 }
 
 extension EventStore {

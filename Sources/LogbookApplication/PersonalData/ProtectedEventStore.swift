@@ -32,6 +32,13 @@ public final class ProtectedEventStore: EventStore {
     }
 
     public func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
+        try send(batch).results()
+    }
+
+    public var sendsAhead: Bool { base.sendsAhead }
+
+    /// Seals the batch and sends it to the store beneath; its results are opened once they come.
+    public func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
         for request in batch {
             for event in request.events where event.type == Self.forgettingType {
                 try vault.beginForgetting(try Self.userId(ofForgetting: event.data))
@@ -42,7 +49,18 @@ public final class ProtectedEventStore: EventStore {
         // what such a key sealed opens for nobody).
         let sealing = try vault.seal(batch)
         let sealed = sealing.requests
-        let appended = sealed.isEmpty ? [] : try base.append(sealed)
+        let sending = sealed.isEmpty ? AppendInFlight.answered(.success([])) : try base.send(sealed)
+        return sending.then { [self] answer throws(EventStoreError) in
+            try opened(answer(), of: batch, sealed: sealed, refused: sealing.refused)
+        }
+    }
+
+    /// The results of a batch from those of its sealed requests (`appended`): each refused
+    /// request's conflict in its place, and the events of each committed or duplicate one
+    /// as the caller gave them or as any reader sees them.
+    private func opened(
+        _ appended: [AppendResult], of batch: [AppendRequest], sealed: [AppendRequest], refused: [Int: String]
+    ) throws(EventStoreError) -> [AppendResult] {
         // Each request's result, and where its sealed form is in `sealed` (none when left out).
         var results: [AppendResult] = []
         var positions: [Int?] = []
@@ -51,7 +69,7 @@ public final class ProtectedEventStore: EventStore {
         var next = appended.makeIterator()
         var position = 0
         for (index, request) in batch.enumerated() {
-            if let userId = sealing.refused[index] {
+            if let userId = refused[index] {
                 results.append(.conflict(try Self.conflict(request, forgotten: userId, base)))
                 positions.append(nil)
             } else if let result = next.next() {

@@ -149,9 +149,17 @@ struct CommandLoop<Announcer: CommitAnnouncer & ~Copyable>: ServingLoop, ~Copyab
         diagnostics.info("command loop stopped", ["undelivered": "\(outbox.waitingCount)"])
     }
 
-    /// Hands the commands read so far to the stage, when its append thread is free.
+    /// Hands the commands read so far to the stage: to the batch it was handed last, while
+    /// that waits to be taken and has room (`CommitStage.join`), else as a batch of their
+    /// own when its append thread is free.
     private mutating func submitWaiting() {
-        guard !waiting.isEmpty, commits.acceptsBatch else { return }
+        guard !waiting.isEmpty else { return }
+        if !inStage.isEmpty, commits.join(waiting.map(\.command), upTo: maximumBatch) {
+            inStage[inStage.count - 1].batch += waiting
+            waiting = []
+            return
+        }
+        guard commits.acceptsBatch else { return }
         commits.submit(waiting.map(\.command))
         inStage.append((waiting, waitingSince))
         waiting = []

@@ -10,7 +10,10 @@ import LogbookZMQ
 /// one batch's sync overlaps the next one's processor work, and the command loop's thread,
 /// which owns every socket, reads the next requests and delivers finished batches
 /// meanwhile. Without a flusher each append is durable when it returns (`synchronous=FULL`,
-/// PostgreSQL) and a batch is finished as soon as it is appended.
+/// PostgreSQL) and a batch is finished as soon as it is appended. On a log that sends
+/// appends ahead (PostgreSQL), the append thread decides the next batch while the last
+/// one's append is in flight (`CommandHandler.decide`, `send`, `land`), so the worker's
+/// deciding overlaps the server's appending; one append is in flight at a time.
 ///
 /// Which route a batch takes to a durable commit (inline on the loop's thread, synced by the
 /// append thread, or by the flush thread), what a failed sync does and when a batch may be
@@ -53,6 +56,11 @@ final class CommitStage: @unchecked Sendable {
     /// Readable once a submitted batch finished (drained by `takeFinished()`), and once the
     /// append thread is free for the next batch (`acceptsBatch`).
     let finished: WakeUpPipe
+    /// Readable once the loop handed over commands while the append thread, sending ahead,
+    /// waits for the answer of the batch in flight: it decides them meanwhile.
+    private let submissions: WakeUpPipe
+    /// The append thread decides the next batch while the last one's append is in flight.
+    private let sendsAhead: Bool
     /// Set once, in `init`; joined by `stop()`.
     private var threads: [OwnedThread] = []
     /// The handler, used by one thread at a time: the one the rules gave it to.
@@ -69,10 +77,13 @@ final class CommitStage: @unchecked Sendable {
         heartbeat: Heartbeat, flushHeartbeat: Heartbeat = Heartbeat()
     ) throws(ZMQError) {
         finished = try WakeUpPipe()
+        submissions = try WakeUpPipe()
         owned = HandlerOwnership(handler)
         self.flusher = flusher
         self.turns = turns
-        rules = ConditionLock(Rules(flushes: flusher != nil, runsInline: flusher != nil && turns != nil))
+        sendsAhead = flusher == nil && handler.sendsAhead
+        rules = ConditionLock(
+            Rules(flushes: flusher != nil, runsInline: flusher != nil && turns != nil, sendsAhead: sendsAhead))
         threads.append(OwnedThread(name: "logbook-commits") { [self] in serveAppends(heartbeat: heartbeat) })
         if let flusher {
             threads.append(
@@ -80,8 +91,8 @@ final class CommitStage: @unchecked Sendable {
         }
     }
 
-    /// The append thread can take a batch now: none waits for it, none is in its hands, and
-    /// fewer than `maximumInFlight` are in the stage.
+    /// The append thread can take a batch now: none waits for it, it holds fewer than it may
+    /// (`CommitStageRules.holdsAtMost`), and fewer than `maximumInFlight` are in the stage.
     var acceptsBatch: Bool { rules.withLock { $0.acceptsBatch } }
 
     /// No batch is in the stage, and none finished and not yet taken.
@@ -119,9 +130,18 @@ final class CommitStage: @unchecked Sendable {
             ?? batch
     }
 
+    /// Adds commands to the batch submitted and not yet taken, on a log that sends appends
+    /// ahead, if the two hold no more than `limit` (`CommitStageRules.join`): true when it did.
+    func join(_ requests: [CommandRequest], upTo limit: Int) -> Bool {
+        guard rules.withLock({ $0.join(requests, upTo: limit) }) else { return false }
+        submissions.wake()
+        return true
+    }
+
     /// Hands a batch to the append thread; call only when `acceptsBatch`.
     func submit(_ requests: [CommandRequest]) {
         wake(rules.withLock { $0.submit(requests) })
+        if sendsAhead { submissions.wake() }
     }
 
     /// The batches finished since the last call, in the order they were submitted; each
@@ -147,6 +167,10 @@ final class CommitStage: @unchecked Sendable {
         let handler = owned.handler
         while true {
             heartbeat.beat()
+            if handler.hasBatchInFlight {
+                landAndSendNext(handler, heartbeat: heartbeat)
+                continue
+            }
             guard let step = waitForWork(heartbeat, until: \.appendThreadHasWork, { $0.takeSubmitted() }) else {
                 continue
             }
@@ -155,6 +179,9 @@ final class CommitStage: @unchecked Sendable {
             switch step {
             case .end:
                 return
+            case .append(let taken) where sendsAhead:
+                handler.send(handler.decide(taken))
+                continue
             case .append(let taken):
                 requests = taken
                 batch = Finished(outcomes: handler.handle(requests), commandsDecidedAgain: handler.commandsDecidedAgain)
@@ -171,6 +198,43 @@ final class CommitStage: @unchecked Sendable {
                 wake(rules.withLock { $0.synced(failure: failure) })
             }
         }
+    }
+
+    /// With a batch in flight: decides the batch submitted meanwhile, and the commands that
+    /// join it, until the answer of the one in flight begins to arrive (or the heartbeat is
+    /// due); then lands that one and hands it on, and sends the one decided.
+    private func landAndSendNext(_ handler: CommandHandler, heartbeat: Heartbeat) {
+        var decided: DecidedBatch?
+        while true {
+            switch rules.withLock({ $0.takeSubmittedIfAny() }) {
+            case .append(let requests):
+                if decided == nil {
+                    decided = handler.decide(requests)
+                } else if var more = decided.take() {
+                    handler.decide(requests, into: &more)
+                    decided = more
+                }
+                continue
+            case .refuse, .end:
+                preconditionFailure("a log that sends ahead has no sync to fail, and the stage stops idle")
+            case nil: break
+            }
+            guard let descriptor = handler.inFlightDescriptor else { break }
+            let items = [PollItem(fileDescriptor: descriptor), submissions.readable]
+            let ready = (try? ZMQPoll.wait(items, timeoutMilliseconds: heartbeat.pollTimeout(-1))) ?? [true, false]
+            heartbeat.beat()
+            if ready[1] { submissions.drain() }
+            if ready[0] { break }
+        }
+        let outcomes = handler.land()
+        let batch = Finished(outcomes: outcomes, commandsDecidedAgain: handler.commandsDecidedAgain)
+        switch rules.withLock({ $0.appended(batch, commands: outcomes.count) }) {
+        case .handedOn(let wakes): wake(wakes)
+        case .syncHere: preconditionFailure("a log that sends ahead has no flusher")
+        }
+        guard var decided else { return }
+        if let last = rules.withLock({ $0.closeOpenBatch() }) { handler.decide(last, into: &decided) }
+        handler.send(decided)
     }
 
     /// Syncs whatever batches were appended since the last sync, in one flush, and hands

@@ -17,17 +17,21 @@ import LogbookApplication
 ///   flush thread takes all of them into one sync (`takeCommitted`) while the append thread
 ///   appends the next.
 /// Without a flusher (`flushes` false) an appended batch is durable at once and goes
-/// straight to the loop.
+/// straight to the loop. On a log that sends appends ahead (`sendsAhead`: PostgreSQL) the
+/// append thread holds two batches at once: one in flight, and the next, which it decides
+/// meanwhile and sends once the first has landed; so the loop may submit a batch while the
+/// append thread holds one, and that next batch stays open (`join`): commands the loop reads
+/// until it is sent join it, up to the loop's batch limit, and are decided into it.
 ///
 /// A failed sync is final: the batches it covered, and every one appended meanwhile, are
 /// handed back refused; every batch taken later is refused without being appended
 /// (`.refuse`); the flush thread ends, so its heartbeat stops.
 ///
 /// It promises, asserted after every transition: a batch is in exactly one place from
-/// `submit` until `takeDone` hands it back (submitted, being appended, committed, being
-/// synced, done), so `inFlight` counts them and never exceeds `maximumInFlight`; one thread
-/// at a time holds the handler (the append thread, or the loop while it runs a batch inline,
-/// only when the stage is idle); one sync runs at a time; nothing waits for a sync once one
+/// `submit` until `takeDone` hands it back (submitted, held by the append thread, committed,
+/// being synced, done), so `inFlight` counts them and never exceeds `maximumInFlight`; the
+/// append thread holds at most `holdsAtMost` batches; one thread at a time holds the handler
+/// (the append thread, or the loop while it runs a batch inline, only when the stage is idle); one sync runs at a time; nothing waits for a sync once one
 /// failed. And by construction: batches come back in the order they were submitted (each
 /// place is first in, first out, and a sync covers every batch appended before it); a
 /// thread is told to end only once nothing it could still be given is left.
@@ -89,10 +93,20 @@ struct CommitStageRules<Requests: Collection, Batch> {
     let flushes: Bool
     /// The loop may run a small batch inline (a flusher, and write turns to take).
     let runsInline: Bool
+    /// The append thread decides the next batch while the last one's append is in flight.
+    let sendsAhead: Bool
 
     private var submitted: Requests?
-    /// The append thread holds a batch (deciding and appending it, or building its refusal).
-    private var appending = false
+    /// Batches the append thread holds: deciding or appending them, building a refusal, or,
+    /// sending ahead, one in flight and the next being decided.
+    private var held = 0
+    /// Sending ahead, the append thread decides a batch it has not sent, which more commands
+    /// may join (`join`, then `takeSubmittedIfAny`, until `closeOpenBatch`).
+    private var open = false
+    /// Commands the open batch has taken.
+    private var openCount = 0
+    /// `submitted` holds commands joining the open batch, not a batch of their own.
+    private var submittedJoinsOpen = false
     /// The command loop runs a batch inline: it holds the handler, and then syncs.
     private var runningInline = false
     /// Appended, waiting for a sync.
@@ -107,19 +121,25 @@ struct CommitStageRules<Requests: Collection, Batch> {
     private(set) var failure: EventStoreError?
 
     /// Rules for a stage whose log syncs with a flusher (`flushes`) or is durable once
-    /// appended, and whose loop may run small batches inline (`runsInline`, only with a flusher).
-    init(flushes: Bool, runsInline: Bool) {
+    /// appended, whose loop may run small batches inline (`runsInline`, only with a flusher),
+    /// and whose append thread sends appends ahead (`sendsAhead`, only without one).
+    init(flushes: Bool, runsInline: Bool, sendsAhead: Bool = false) {
         precondition(flushes || !runsInline, "a batch runs inline only on a log with a flusher")
+        precondition(!(flushes && sendsAhead), "appends are sent ahead only on a log durable once appended")
         self.flushes = flushes
         self.runsInline = runsInline
+        self.sendsAhead = sendsAhead
     }
+
+    /// Batches the append thread holds at most: two when it sends ahead, else one.
+    var holdsAtMost: Int { sendsAhead ? 2 : 1 }
 
     // MARK: The command loop
 
-    /// The append thread can take a batch now: none waits for it, none is in its hands, and
-    /// fewer than `maximumInFlight` are in the stage.
+    /// The append thread can take a batch now: none waits for it, it holds fewer than it
+    /// may, and fewer than `maximumInFlight` are in the stage.
     var acceptsBatch: Bool {
-        submitted == nil && !appending && !runningInline && inFlight < Self.maximumInFlight
+        submitted == nil && held < holdsAtMost && !runningInline && inFlight < Self.maximumInFlight
     }
 
     /// No batch is in the stage, and none finished and not yet taken.
@@ -150,7 +170,7 @@ struct CommitStageRules<Requests: Collection, Batch> {
     /// the stage idle (nothing in it, nothing done and not taken, no sync running), no sync
     /// failed and no stop asked.
     mutating func claimInline(commands: Int) -> Bool {
-        guard runsInline, Self.mayRunInline(commands: commands, inFlight: inFlight), !appending, !runningInline,
+        guard runsInline, Self.mayRunInline(commands: commands, inFlight: inFlight), held == 0, !runningInline,
             sync == nil, failure == nil, !stopping
         else { return false }
         runningInline = true
@@ -205,19 +225,55 @@ struct CommitStageRules<Requests: Collection, Batch> {
     /// The append thread's next step; only when `appendThreadHasWork`. A batch submitted
     /// before a stop is still taken.
     mutating func takeSubmitted() -> AppendStep {
-        precondition(appendThreadHasWork && !appending, "the append thread has nothing to take")
-        guard let requests = submitted else { return .end }
+        precondition(appendThreadHasWork && held < holdsAtMost, "the append thread has nothing to take")
+        guard let requests = submitted else {
+            precondition(held == 0, "the append thread ends while it holds a batch")
+            return .end
+        }
         submitted = nil
-        appending = true
+        held += 1
         checkInvariants()
         if let failure { return .refuse(requests, failure) }
         return .append(requests)
     }
 
+    /// For an append thread that sends ahead and holds a batch in flight, without waiting:
+    /// the batch submitted, which becomes its open batch, or the commands that joined the
+    /// open batch; nil when there are none.
+    mutating func takeSubmittedIfAny() -> AppendStep? {
+        precondition(sendsAhead && held >= 1, "only an append thread sending ahead takes a second batch")
+        guard let requests = submitted else { return nil }
+        if submittedJoinsOpen {
+            submitted = nil
+            submittedJoinsOpen = false
+            openCount += requests.count
+            checkInvariants()
+            return .append(requests)
+        }
+        let step = takeSubmitted()
+        open = true
+        openCount = requests.count
+        checkInvariants()
+        return step
+    }
+
+    /// The append thread is about to send its open batch: it takes no more commands, and
+    /// these, which joined it last, are decided into it first.
+    mutating func closeOpenBatch() -> Requests? {
+        guard open else { return nil }
+        open = false
+        openCount = 0
+        defer { checkInvariants() }
+        guard submittedJoinsOpen, let requests = submitted else { return nil }
+        submitted = nil
+        submittedJoinsOpen = false
+        return requests
+    }
+
     /// The append thread appended (or refused) the batch of `commands` it took: where it goes.
     mutating func appended(_ batch: Batch, commands: Int) -> AfterAppend {
-        precondition(appending, "the append thread held no batch")
-        appending = false
+        precondition(held > 0, "the append thread held no batch")
+        held -= 1
         defer { checkInvariants() }
         if let failure {
             // Appended while a sync failed (or refused after): it cannot be made durable.
@@ -278,22 +334,49 @@ struct CommitStageRules<Requests: Collection, Batch> {
 
     /// Stopping, and no batch submitted, held, appended-and-syncing or inline: nothing more
     /// can reach `committed`.
-    private var quiescent: Bool { stopping && submitted == nil && !appending && !runningInline && sync == nil }
+    private var quiescent: Bool { stopping && submitted == nil && held == 0 && !runningInline && sync == nil }
 
     /// The promises of the type's documentation; a violation is a bug in the stage.
     private func checkInvariants() {
         assert(
             inFlight
-                == (submitted == nil ? 0 : 1) + (appending ? 1 : 0) + committed.count + (sync?.batches.count ?? 0)
-                    + done.count,
+                == (submitted == nil || submittedJoinsOpen ? 0 : 1) + held + committed.count
+                    + (sync?.batches.count ?? 0) + done.count,
             "a batch in the stage is in no place, or in two")
+        assert(!open || (sendsAhead && held >= 1), "an open batch the append thread does not hold")
+        assert(!submittedJoinsOpen || (open && submitted != nil), "commands join a batch that is not open")
         assert(inFlight <= Self.maximumInFlight, "more batches in the stage than it holds")
-        assert(!appending || submitted == nil, "a batch submitted while the append thread held one")
+        assert(held <= holdsAtMost, "the append thread holds more batches than it may")
+        assert(
+            submitted == nil || submittedJoinsOpen || held < holdsAtMost,
+            "a batch submitted while the append thread held all it may")
         assert(flushes || (committed.isEmpty && sync == nil), "a sync without a flusher")
         assert(failure == nil || committed.isEmpty, "a batch waits for a sync after a sync failed")
         assert(failure == nil || sync == nil, "a sync runs after a sync failed")
-        assert(!runningInline || (inFlight == 0 && !appending && sync == nil), "an inline batch beside the stage's")
-        assert(!(sync?.byAppendThread ?? false) || !appending, "the append thread appends while it syncs")
+        assert(!runningInline || (inFlight == 0 && held == 0 && sync == nil), "an inline batch beside the stage's")
+        assert(!(sync?.byAppendThread ?? false) || held == 0, "the append thread appends while it syncs")
+    }
+}
+
+extension CommitStageRules where Requests: RangeReplaceableCollection {
+    /// Adds `requests` to the batch the loop handed over last, when the append thread sends
+    /// ahead and that batch is still to be taken or open (taken and not yet sent), and it
+    /// would hold no more than `limit` commands: true when it did (wake the append thread:
+    /// it decides them while the batch before is in flight). So the batch decided while one
+    /// is in flight holds every command read until it is sent, not only those read before
+    /// the append thread took it.
+    mutating func join(_ requests: Requests, upTo limit: Int) -> Bool {
+        guard sendsAhead else { return false }
+        if let waiting = submitted {
+            guard (submittedJoinsOpen ? openCount : 0) + waiting.count + requests.count <= limit else { return false }
+            submitted = waiting + requests
+        } else {
+            guard open, openCount + requests.count <= limit else { return false }
+            submitted = requests
+            submittedJoinsOpen = true
+        }
+        checkInvariants()
+        return true
     }
 }
 

@@ -1,6 +1,6 @@
 import LogbookApplication
 
-/// An event store that times each `append` (one group commit) into the worker's commit
+/// An event store that times each `append` or `send` (one group commit) into the worker's commit
 /// histogram and otherwise is the store it wraps.
 struct TimedEventStore: EventStore {
     let store: any EventStore
@@ -10,6 +10,17 @@ struct TimedEventStore: EventStore {
         let started = ContinuousClock.now
         defer { metrics.observeCommit(seconds: (ContinuousClock.now - started).seconds) }
         return try store.append(batch)
+    }
+
+    var sendsAhead: Bool { store.sendsAhead }
+
+    /// Timed from the sending to the answer.
+    func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
+        let started = ContinuousClock.now
+        return try store.send(batch).then { [metrics] answer throws(EventStoreError) in
+            defer { metrics.observeCommit(seconds: (ContinuousClock.now - started).seconds) }
+            return try answer()
+        }
     }
 
     func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent] {

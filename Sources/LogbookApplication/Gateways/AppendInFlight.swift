@@ -1,0 +1,37 @@
+/// An append handed to its store and not yet answered (`EventStore.send`): `results()`
+/// waits for the answer and returns it once, as `append` would have. Between the two the
+/// caller may work on, but makes no other call on the store's writing connection: the
+/// store's reads for decisions (`readStream`, `readWholeStreams`, `commandRecord`) stay
+/// free to call.
+public struct AppendInFlight: ~Copyable {
+    private let answer: () throws(EventStoreError) -> [AppendResult]
+    /// A file descriptor that becomes readable once the answer begins to arrive (to poll
+    /// beside others); nil when the answer is in already.
+    public let descriptor: Int32?
+
+    /// An append whose answer `answer` waits for (called once), arriving on `descriptor`.
+    public init(descriptor: Int32?, answer: @escaping () throws(EventStoreError) -> [AppendResult]) {
+        self.descriptor = descriptor
+        self.answer = answer
+    }
+
+    /// An append already answered (a store that does not send ahead).
+    public static func answered(_ results: Result<[AppendResult], EventStoreError>) -> AppendInFlight {
+        AppendInFlight(descriptor: nil) { () throws(EventStoreError) in try results.get() }
+    }
+
+    /// This append, its answer passed through `next` (which is handed the wait for it), for
+    /// a store that wraps another.
+    public consuming func then(
+        _ next: @escaping (() throws(EventStoreError) -> [AppendResult]) throws(EventStoreError) -> [AppendResult]
+    ) -> AppendInFlight {
+        let answer = self.answer
+        return AppendInFlight(descriptor: descriptor) { () throws(EventStoreError) in try next(answer) }
+    }
+
+    /// Waits for the answer: the results in request order, or why the append failed (its
+    /// outcome then as `append` documents for the error).
+    public consuming func results() throws(EventStoreError) -> [AppendResult] {
+        try answer()
+    }
+}
