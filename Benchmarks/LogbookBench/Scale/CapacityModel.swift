@@ -1,8 +1,13 @@
 /// Throughput of W workers sharing one PostgreSQL log, from per-command costs measured with
 /// one worker:
 ///
-///     X(W, C) = min( W / (worker + postgres),      each worker's command thread waits for its
-///                                                   own append: the two costs add up
+///     X(W, C) = min( W / max(worker, postgres),    each worker's commit stage decides the next
+///                                                   batch while its backend appends the last:
+///                                                   the larger of the two costs bounds it (what
+///                                                   a worker does between one append's answer
+///                                                   and the next one's sending, landing and
+///                                                   sealing, stays in series, so this is an
+///                                                   upper bound)
 ///                    1 / serial,                    the head row's lock, held by one append at
 ///                                                   a time from its head update to its flushed
 ///                                                   COMMIT: seconds held per command
@@ -25,7 +30,7 @@ struct CapacityModel: Sendable, Equatable {
 
     /// Which bound sets a prediction.
     enum Bound: String, Sendable, Equatable {
-        case workers = "the workers' command threads and their backends"
+        case workers = "the workers' commit stages or their backends"
         case headLock = "the head-row lock"
         case processors = "the processors"
     }
@@ -35,8 +40,8 @@ struct CapacityModel: Sendable, Equatable {
     /// The bound each term sets, commands a second; nil for a cost of zero.
     func bounds(workers: Int, processors: Double?) -> [(Bound, Double)] {
         var bounds: [(Bound, Double)] = []
-        if costs.worker + costs.postgres > 0 {
-            bounds.append((.workers, Double(workers) / (costs.worker + costs.postgres)))
+        if max(costs.worker, costs.postgres) > 0 {
+            bounds.append((.workers, Double(workers) / max(costs.worker, costs.postgres)))
         }
         if costs.serial > 0 { bounds.append((.headLock, 1 / costs.serial)) }
         if let processors, costs.service + costs.load > 0 {

@@ -1,7 +1,8 @@
 import LogbookJSON
 
 /// The rows of the scale section, from what its steps measured: per number of workers,
-/// commands/s beside PostgreSQL's own committed INSERTs (and one worker's figure), processor
+/// commands/s beside PostgreSQL's own committed INSERTs (and one worker's figure; for one
+/// worker, a SQLite worker's), processor
 /// time per command of every process, commands decided again, the head-row lock's share of
 /// wall time, feed latency; then the capacity model's predictions beside the measured figures.
 struct ScaleFigures {
@@ -15,6 +16,8 @@ struct ScaleFigures {
     var steps: [ScaleStep]
     var before: Baseline
     var after: Baseline
+    /// Commands/s of one SQLite worker under the same load, in the same run.
+    var sqliteWorker: Double?
     var clients: Int
     var window: Int
     var processors: Double
@@ -41,6 +44,9 @@ struct ScaleFigures {
         ]
         let one = steps.first { $0.workers == 1 }
         if step.workers > 1, let one { baselines.append(.init("1 worker, same run", one.perSecond)) }
+        if step.workers == 1, let sqliteWorker {
+            baselines.append(.init("1 worker on SQLite, \(clients) clients, same run", sqliteWorker))
+        }
         let target: BenchFigure.Target? =
             step.workers == 1
             ? .init(.atLeast, baselinePerSecond, "≥ PostgreSQL commit-per-insert")

@@ -2,10 +2,12 @@ import CPostgres
 import Glibc
 import LogbookJSON
 import LogbookWire
+import LogbookZMQ
 
 extension BenchSession {
     /// Section 7 (`--store postgresql`): Logbook scaled out. A throwaway PostgreSQL cluster;
-    /// PostgreSQL's own commit-per-insert at the same concurrency before and after; then for
+    /// PostgreSQL's own commit-per-insert at the same concurrency before and after; one SQLite
+    /// worker under the same load; then for
     /// each worker count N, a fresh database shared by N workers and one feed process, driven
     /// by the largest `--clients` count of pipelined clients, each connected to every worker.
     mutating func measureScale() throws(BenchError) {
@@ -21,6 +23,7 @@ extension BenchSession {
         defer { server.stop(children: children) }
         if facts.roundTrip == nil { facts.roundTrip = try bareRoundTrip(samples: options.latencySamples) }
         let before = try postgresBaseline(server, clients: clients)
+        let sqlite = try sqliteWorker(clients: clients)
         var steps: [ScaleStep] = []
         for (index, workers) in options.workers.enumerated() {
             steps.append(try measureScaleStep(workers: workers, index: index, server: server, clients: clients))
@@ -28,7 +31,8 @@ extension BenchSession {
         let after = try postgresBaseline(server, clients: clients)
         figures +=
             ScaleFigures(
-                steps: steps, before: before, after: after, clients: clients, window: options.window,
+                steps: steps, before: before, after: after, sqliteWorker: sqlite, clients: clients,
+                window: options.window,
                 processors: Double(sysconf(Int32(_SC_NPROCESSORS_ONLN))), roundTrip: facts.roundTrip
             ).figures
     }
@@ -46,6 +50,28 @@ extension BenchSession {
         var perInsert: Double?
         if let cpuBefore, let cpuAfter { perInsert = (cpuAfter - cpuBefore) / Double(max(outcome.completed, 1)) }
         return ScaleFigures.Baseline(perSecond: outcome.perSecond, postgresCPUPerInsert: perInsert)
+    }
+
+    /// One SQLite worker (with its query process) on a fresh log, under the load the steps
+    /// get: the commands/s a team leaves when it moves to PostgreSQL.
+    private mutating func sqliteWorker(clients: Int) throws(BenchError) -> Double {
+        progress("bench: scale: 1 worker on SQLite, \(clients) clients")
+        let service = try LogbookService.start(
+            executable: run.executable, dataDirectory: try run.scratch.subdirectory("service-scale-sqlite"),
+            logDirectory: try run.scratch.subdirectory("logs-scale-sqlite"), children: children, context: context)
+        defer { for problem in service.stop(children: children) { progress("bench: scale: SQLite \(problem)") } }
+        let tag = "q\(runTag)"
+        let seeded = max(4, options.window)
+        try seed(tag: tag, clients: clients, seeded: seeded, on: service)
+        let result = try load(
+            LoadPlan(
+                endpoint: service.endpoints.commands, clients: clients, threads: options.loadThreads,
+                pacing: .closedLoop(window: options.window), length: .seconds(options.secondsPerRun),
+                requests: CommandMix(tag: tag, seeded: seeded)))
+        guard result.unanswered == 0 else {
+            throw BenchError("the SQLite worker left \(result.unanswered) commands unanswered")
+        }
+        return result.perSecond
     }
 
     /// One worker count: a fresh database, the feed process and the workers, seeding, the

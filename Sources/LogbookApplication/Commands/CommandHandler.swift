@@ -19,7 +19,13 @@ public import LogbookDomain
 ///   is new, and reading it is a store query that finds nothing;
 /// - a command id once recorded returns its first outcome and appends nothing. Requests
 ///   refused before any state is read (unknown type, invalid values) are not recorded:
-///   the same request always gets the same refusal.
+///   the same request always gets the same refusal;
+/// - on a store that sends appends ahead, the next batch may be decided while one is in
+///   flight (`decide`, then `send` once `land` returned), on the state that one leaves if
+///   it all commits; a decision that touched a stream a command of it touched and did not
+///   commit is not sent but decided again after its batch's first round, since what it
+///   read may be a state the log never held (its version may match one another writer
+///   made). One append is in flight at a time.
 ///
 /// A handler is owned by one thread (it keeps a cache); its store calls block.
 public final class CommandHandler {

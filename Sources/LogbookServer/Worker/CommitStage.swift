@@ -46,6 +46,10 @@ final class CommitStage: @unchecked Sendable {
 
     typealias Rules = CommitStageRules<[CommandRequest], Finished>
 
+    /// How often an append thread sending ahead takes the commands that joined the batch it
+    /// decides while it waits for the answer of the one in flight.
+    static let joinsEveryMilliseconds = 2
+
     /// Batches in the stage at most (`CommitStageRules.maximumInFlight`).
     static var maximumInFlight: Int { Rules.maximumInFlight }
 
@@ -130,12 +134,12 @@ final class CommitStage: @unchecked Sendable {
             ?? batch
     }
 
-    /// Adds commands to the batch submitted and not yet taken, on a log that sends appends
-    /// ahead, if the two hold no more than `limit` (`CommitStageRules.join`): true when it did.
+    /// Adds commands to the batch handed over last, on a log that sends appends ahead, while
+    /// it is still to be taken or open and would hold no more than `limit`
+    /// (`CommitStageRules.join`): true when it did. The append thread takes them within
+    /// `joinsEveryMilliseconds`, or when it sends that batch.
     func join(_ requests: [CommandRequest], upTo limit: Int) -> Bool {
-        guard rules.withLock({ $0.join(requests, upTo: limit) }) else { return false }
-        submissions.wake()
-        return true
+        rules.withLock { $0.join(requests, upTo: limit) }
     }
 
     /// Hands a batch to the append thread; call only when `acceptsBatch`.
@@ -201,8 +205,8 @@ final class CommitStage: @unchecked Sendable {
     }
 
     /// With a batch in flight: decides the batch submitted meanwhile, and the commands that
-    /// join it, until the answer of the one in flight begins to arrive (or the heartbeat is
-    /// due); then lands that one and hands it on, and sends the one decided.
+    /// join it, until the answer of the one in flight begins to arrive; then lands that one
+    /// and hands it on, and sends the one decided.
     private func landAndSendNext(_ handler: CommandHandler, heartbeat: Heartbeat) {
         var decided: DecidedBatch?
         while true {
@@ -220,10 +224,15 @@ final class CommitStage: @unchecked Sendable {
             case nil: break
             }
             guard let descriptor = handler.inFlightDescriptor else { break }
-            let items = [PollItem(fileDescriptor: descriptor), submissions.readable]
-            let ready = (try? ZMQPoll.wait(items, timeoutMilliseconds: heartbeat.pollTimeout(-1))) ?? [true, false]
+            // Woken by the first submission; after it, commands that join are taken every
+            // `joinsEveryMilliseconds`, in chunks, rather than a wake-up for each turn of the loop.
+            let deciding = decided != nil
+            var items = [PollItem(fileDescriptor: descriptor)]
+            if !deciding { items.append(submissions.readable) }
+            let timeout = heartbeat.pollTimeout(deciding ? Self.joinsEveryMilliseconds : -1)
+            let ready = (try? ZMQPoll.wait(items, timeoutMilliseconds: timeout)) ?? [true]
             heartbeat.beat()
-            if ready[1] { submissions.drain() }
+            if !deciding, ready[1] { submissions.drain() }
             if ready[0] { break }
         }
         let outcomes = handler.land()
