@@ -164,7 +164,7 @@ public final class PostgresEventStore: EventStore {
             connection.giveBack(db)
             throw storeError(error)
         }
-        return AppendInFlight(descriptor: db.socket) { [self] () throws(EventStoreError) in
+        return AppendInFlight(descriptor: db.socket, deadline: deadline) { [self] () throws(EventStoreError) in
             defer { connection.giveBack(db) }
             do {
                 return try results(of: batch, db.answer(cancellingAt: deadline), warnings: warnings, db)

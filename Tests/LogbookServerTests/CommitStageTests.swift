@@ -135,6 +135,61 @@ struct CommitStageTests {
         #expect(try ZMQPoll.wait([stage.finished.readable], timeoutMilliseconds: 50) == [false])
     }
 
+    @Test("sending ahead, a batch submitted while one is in flight comes back after it, both committed")
+    func sendingAhead() throws {
+        let store = InMemoryEventStore(sendsAhead: true)
+        let stage = try Self.stage(over: store, turns: nil)
+        defer { stage.stop() }
+        stage.submit(Self.registrations("a", count: 5))
+        var finished: [CommitStage.Finished] = []
+        var submittedSecond = false
+        while finished.count < 2 {
+            if !submittedSecond, stage.acceptsBatch {
+                stage.submit(Self.registrations("b", count: 5))
+                submittedSecond = true
+            }
+            let taken = try Self.nextFinished(stage)
+            if taken.isEmpty { break }
+            finished += taken
+        }
+        #expect(finished.map(\.outcomes.count) == [5, 5])
+        #expect(finished.flatMap(\.outcomes).allSatisfy { $0.accepted != nil })
+        #expect(try store.headPosition() == 20)
+    }
+
+    /// A log that sends ahead and never answers: its answer's descriptor stays silent, and
+    /// at the deadline `results()` fails as PostgreSQL's does once its cancel returns.
+    final class SilentStore: ForwardingEventStore, @unchecked Sendable {
+        let inner: any EventStore = InMemoryEventStore()
+        private let ends: [Int32]
+        init() {
+            var ends: [Int32] = [0, 0]
+            _ = pipe(&ends)
+            self.ends = ends
+        }
+        deinit { for end in ends { close(end) } }
+        var sendsAhead: Bool { true }
+        func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
+            throw .unavailable("no answer", cause: .unknown)
+        }
+        func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
+            AppendInFlight(descriptor: ends[0], deadline: .now + .milliseconds(200)) { () throws(EventStoreError) in
+                throw .unavailable("no answer", cause: .unknown)
+            }
+        }
+    }
+
+    @Test("sending ahead, an append whose answer never begins is landed at its store's deadline, refused")
+    func silentAppend() throws {
+        let stage = try CommitStage(
+            handler: CommandHandler(store: SilentStore(), clock: StepClock(), ids: CountingIds(), buckets: .forTests),
+            heartbeat: Heartbeat())
+        defer { stage.stop() }
+        stage.submit(Self.registrations("u", count: 3))
+        let finished = try #require(try Self.nextFinished(stage).first)
+        #expect(finished.outcomes.map(\.error?.code) == Array(repeating: .unavailable, count: 3))
+    }
+
     @Test("a stop lets the submitted batch finish; its outcomes wait for the loop")
     func stopFinishesTheBatch() throws {
         let store = InMemoryEventStore()

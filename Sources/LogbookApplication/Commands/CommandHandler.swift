@@ -87,6 +87,10 @@ public final class CommandHandler {
     /// with none in flight, or one answered already.
     public var inFlightDescriptor: Int32? { inFlight?.descriptor }
 
+    /// When the store stops waiting for the answer of the batch in flight
+    /// (`AppendInFlight.deadline`): poll its descriptor no longer, and `land` it.
+    public var inFlightDeadline: ContinuousClock.Instant? { inFlight?.deadline }
+
     /// Parses a batch and decides its first round. With a batch in flight, its decisions
     /// build on the state that batch leaves if all of it commits; `send` checks that
     /// assumption once it has landed, and decides again, after this batch's first round,

@@ -8,10 +8,19 @@ public struct AppendInFlight: ~Copyable {
     /// A file descriptor that becomes readable once the answer begins to arrive (to poll
     /// beside others); nil when the answer is in already.
     public let descriptor: Int32?
+    /// When `results()` stops waiting for an answer that has not begun to arrive (the store
+    /// then asks the server to cancel the append): a caller that polls `descriptor` polls no
+    /// longer than this, then calls `results()`. Nil: no limit.
+    public let deadline: ContinuousClock.Instant?
 
-    /// An append whose answer `answer` waits for (called once), arriving on `descriptor`.
-    public init(descriptor: Int32?, answer: @escaping () throws(EventStoreError) -> [AppendResult]) {
+    /// An append whose answer `answer` waits for (called once), arriving on `descriptor`,
+    /// given up on at `deadline`.
+    public init(
+        descriptor: Int32?, deadline: ContinuousClock.Instant? = nil,
+        answer: @escaping () throws(EventStoreError) -> [AppendResult]
+    ) {
         self.descriptor = descriptor
+        self.deadline = deadline
         self.answer = answer
     }
 
@@ -26,7 +35,9 @@ public struct AppendInFlight: ~Copyable {
         _ next: @escaping (() throws(EventStoreError) -> [AppendResult]) throws(EventStoreError) -> [AppendResult]
     ) -> AppendInFlight {
         let answer = self.answer
-        return AppendInFlight(descriptor: descriptor) { () throws(EventStoreError) in try next(answer) }
+        return AppendInFlight(descriptor: descriptor, deadline: deadline) { () throws(EventStoreError) in
+            try next(answer)
+        }
     }
 
     /// Waits for the answer: the results in request order, or why the append failed (its

@@ -224,12 +224,20 @@ final class CommitStage: @unchecked Sendable {
             case nil: break
             }
             guard let descriptor = handler.inFlightDescriptor else { break }
+            // Up to the store's patience: then `land` asks the server to cancel.
+            var patience = -1
+            if let deadline = handler.inFlightDeadline {
+                let left = deadline - .now
+                guard left > .zero else { break }
+                patience = Int(left.seconds * 1_000) + 1
+            }
             // Woken by the first submission; after it, commands that join are taken every
             // `joinsEveryMilliseconds`, in chunks, rather than a wake-up for each turn of the loop.
             let deciding = decided != nil
             var items = [PollItem(fileDescriptor: descriptor)]
             if !deciding { items.append(submissions.readable) }
-            let timeout = heartbeat.pollTimeout(deciding ? Self.joinsEveryMilliseconds : -1)
+            let timeout = heartbeat.pollTimeout(
+                PollTimeout.earliest(deciding ? Self.joinsEveryMilliseconds : -1, patience))
             let ready = (try? ZMQPoll.wait(items, timeoutMilliseconds: timeout)) ?? [true]
             heartbeat.beat()
             if !deciding, ready[1] { submissions.drain() }
