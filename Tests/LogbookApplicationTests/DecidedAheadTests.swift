@@ -1,5 +1,4 @@
 import LogbookApplication
-import LogbookCrypto
 import LogbookDomain
 import LogbookMemory
 import Testing
@@ -89,28 +88,6 @@ struct DecidedAheadTests {
         #expect(outcomes[1].code == .insufficientStock)
         #expect(outcomes[2].accepted?.wasRetry == true)
         #expect(outcomes[2].accepted?.events == outcomes[0].accepted?.events)
-    }
-
-    @Test("a new user's data key is made while the batch before is in flight, not when its batch is sent")
-    func keysPrepared() throws {
-        // Given a log that seals personal data, with an append in flight
-        let keys = InMemoryPersonKeyStore()
-        let vault = try PersonalDataVault(master: MasterKey.generate(), keyStore: keys)
-        let store = ProtectedEventStore(InMemoryEventStore(sendsAhead: true), vault: vault)
-        let h = HandlerHarness(store: store, buckets: vault.buckets)
-        h.handler.send(
-            h.handler.decide([CommandRequest(commandId: "k1", type: "AddProduct", data: Body.product("p1"))]))
-        // When a registration is decided meanwhile
-        let next = h.handler.decide([
-            CommandRequest(commandId: "n1", type: "RegisterUser", data: Body.user("u2", email: "bo@example.com"))
-        ])
-        // Then the user's key is in the key store before the batch is sent
-        #expect(try keys.keys(for: ["u2"]).count == 1)
-        _ = h.handler.land()
-        h.handler.send(next)
-        let outcome = h.handler.land()[0]
-        #expect(outcome.eventTypes == ["UserRegistered", "EmailClaimed"])
-        #expect(try keys.keys(for: ["u2"]).count == 1, "one key, the one made ahead")
     }
 
     @Test("a batch with nothing in flight is decided on the log alone, and handle is decide, send and land")

@@ -105,22 +105,14 @@ public final class CommandHandler {
     }
 
     /// Parses more commands into a decided batch not yet sent and decides them after its
-    /// others, on the state those leave (and, with a batch in flight, that one's, while the
-    /// store prepares what sending them takes: `EventStore.prepare`).
+    /// others, on the state those leave (and, with a batch in flight, that one's).
     public func decide(_ more: [CommandRequest], into decided: inout DecidedBatch) {
         precondition(batchesSent == decided.basis, "a batch was sent after this one was decided")
         let pending = decided.work.add(more, today: clock.now().utcDate)
         let base = flying?.round.overlay
         decided.overFlying = decided.overFlying || base != nil
         prefetch(pending.compactMap { decided.work.commands[$0] }, besides: base, decided.round.overlay)
-        let first = decided.round.entries.count
         decideRound(pending, &decided.work, into: &decided.round, attempt: 1, base: base)
-        guard base != nil, decided.round.entries.count > first else { return }
-        do {
-            try store.prepare(decided.round.entries[first...].map(\.request))
-        } catch {
-            // Met again, and reported to the commands, when the batch is sent.
-        }
     }
 
     /// Sends a decided batch's first round to the store (`EventStore.send`); only with no

@@ -29,12 +29,6 @@ public protocol EventStore: Sendable {
     /// The default appends at once and hands back what it returned.
     func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight
 
-    /// Does ahead what sending these requests will take a round trip of its own for (on a
-    /// log with personal data sealed, making or loading their users' data keys), for a
-    /// caller that decides them while another append is in flight. Sending them does it
-    /// anyway; the default does nothing.
-    func prepare(_ requests: [AppendRequest]) throws(EventStoreError)
-
     /// Events of one stream with `version >= fromVersion`, in version order, at most `limit`.
     func readStream(_ stream: String, fromVersion: Int, limit: Int) throws(EventStoreError) -> [RecordedEvent]
 
@@ -65,8 +59,6 @@ public protocol EventStore: Sendable {
 
 extension EventStore {
     public var sendsAhead: Bool { false }
-
-    public func prepare(_ requests: [AppendRequest]) throws(EventStoreError) {}
 
     public func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
         do {

@@ -10,19 +10,29 @@ extension PersonalDataVault {
         public var refused: [Int: String]
     }
 
-    /// Makes or loads the data key of every user whose personal values `batch` holds, so
-    /// that sealing it later finds them in memory: a worker does this while the append before
-    /// is in flight, so that a new user's key, stored durably in a call of its own, is not
-    /// made between two appends.
-    public func prepareKeys(for batch: [AppendRequest]) throws(EventStoreError) {
-        let owners = try personalEvents(of: batch).map(\.owner)
-        guard !owners.isEmpty else { return }
-        _ = try keys(for: owners)
-    }
-
     /// `batch` with every personal value sealed (see the type's promises).
     public func seal(_ batch: [AppendRequest]) throws(EventStoreError) -> SealedBatch {
-        let personal = try personalEvents(of: batch)
+        // Each event with personal fields: where it is, whose it is, where its values lie.
+        var personal: [(request: Int, event: Int, owner: String, layout: PersonalPayload)] = []
+        // By index, not by element: a copy of a request or an event retains each of its fields.
+        for requestIndex in batch.indices {
+            for eventIndex in batch[requestIndex].events.indices {
+                guard let fields = PersonalFields.fields(ofType: batch[requestIndex].events[eventIndex].type) else {
+                    continue
+                }
+                var data = batch[requestIndex].events[eventIndex].data
+                let found: (owner: String, layout: PersonalPayload)? = data.withUTF8 { bytes in
+                    guard let layout = PersonalPayload(bytes, personal: fields), let owner = layout.ownerId(in: bytes)
+                    else { return nil }
+                    return (owner, layout)
+                }
+                guard let found else {
+                    let type = batch[requestIndex].events[eventIndex].type
+                    throw .invalidRequest("a \(type) payload must be a JSON object with a string userId")
+                }
+                personal.append((requestIndex, eventIndex, found.owner, found.layout))
+            }
+        }
         guard !personal.isEmpty else { return SealedBatch(requests: batch, refused: [:]) }
         let states = try keys(for: personal.lazy.map(\.owner))
         var requests = batch
@@ -44,34 +54,6 @@ extension PersonalDataVault {
             requests = requests.indices.filter { refused[$0] == nil }.map { requests[$0] }
         }
         return SealedBatch(requests: requests, refused: refused)
-    }
-
-    /// Each event of `batch` with personal fields: where it is, whose it is, where its
-    /// values lie.
-    private func personalEvents(of batch: [AppendRequest]) throws(EventStoreError)
-        -> [(request: Int, event: Int, owner: String, layout: PersonalPayload)]
-    {
-        var personal: [(request: Int, event: Int, owner: String, layout: PersonalPayload)] = []
-        // By index, not by element: a copy of a request or an event retains each of its fields.
-        for requestIndex in batch.indices {
-            for eventIndex in batch[requestIndex].events.indices {
-                guard let fields = PersonalFields.fields(ofType: batch[requestIndex].events[eventIndex].type) else {
-                    continue
-                }
-                var data = batch[requestIndex].events[eventIndex].data
-                let found: (owner: String, layout: PersonalPayload)? = data.withUTF8 { bytes in
-                    guard let layout = PersonalPayload(bytes, personal: fields), let owner = layout.ownerId(in: bytes)
-                    else { return nil }
-                    return (owner, layout)
-                }
-                guard let found else {
-                    let type = batch[requestIndex].events[eventIndex].type
-                    throw .invalidRequest("a \(type) payload must be a JSON object with a string userId")
-                }
-                personal.append((requestIndex, eventIndex, found.owner, found.layout))
-            }
-        }
-        return personal
     }
 
     // MARK: Opening

@@ -37,12 +37,6 @@ public final class ProtectedEventStore: EventStore {
 
     public var sendsAhead: Bool { base.sendsAhead }
 
-    /// Makes or loads the data keys of the requests' users (`PersonalDataVault.prepareKeys`).
-    public func prepare(_ requests: [AppendRequest]) throws(EventStoreError) {
-        try vault.prepareKeys(for: requests)
-        try base.prepare(requests)
-    }
-
     /// Seals the batch and sends it to the store beneath; its results are opened once they come.
     public func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
         for request in batch {

@@ -14,8 +14,6 @@ struct TimedEventStore: EventStore {
 
     var sendsAhead: Bool { store.sendsAhead }
 
-    func prepare(_ requests: [AppendRequest]) throws(EventStoreError) { try store.prepare(requests) }
-
     /// Timed from the sending to the answer.
     func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
         let started = ContinuousClock.now
