@@ -94,7 +94,8 @@ public final class CommandHandler {
     /// Parses a batch and decides its first round. With a batch in flight, its decisions
     /// build on the state that batch leaves if all of it commits; `send` checks that
     /// assumption once it has landed, and decides again, after this batch's first round,
-    /// every command that touched a stream a command of it that did not commit touched.
+    /// every command that touched a stream which a command of that batch touched without
+    /// committing.
     public func decide(_ requests: [CommandRequest]) -> DecidedBatch {
         var decided = DecidedBatch(
             work: BatchWork([], today: clock.now().utcDate),
@@ -116,8 +117,9 @@ public final class CommandHandler {
     }
 
     /// Sends a decided batch's first round to the store (`EventStore.send`); only with no
-    /// batch in flight (the one it was decided over landed) and none sent since it was decided. Its commands that built on a command of that batch that
-    /// did not commit are not sent: `land` decides them again.
+    /// batch in flight (the one it was decided over landed) and none sent since it was
+    /// decided. Its commands that touched a stream which a command of that batch touched
+    /// without committing are not sent: `land` decides them again.
     public func send(_ decided: DecidedBatch) {
         precondition(flying == nil, "a batch is in flight: land it first")
         precondition(batchesSent == decided.basis, "a batch was sent after this one was decided")

@@ -238,7 +238,10 @@ final class CommitStage: @unchecked Sendable {
             if !deciding { items.append(submissions.readable) }
             let timeout = heartbeat.pollTimeout(
                 PollTimeout.earliest(deciding ? Self.joinsEveryMilliseconds : -1, patience))
-            let ready = (try? ZMQPoll.wait(items, timeoutMilliseconds: timeout)) ?? [true]
+            // A poll that fails lands at once: `land` waits for the answer all the same.
+            let ready =
+                (try? ZMQPoll.wait(items, timeoutMilliseconds: timeout))
+                ?? [true] + Array(repeating: false, count: items.count - 1)
             heartbeat.beat()
             if !deciding, ready[1] { submissions.drain() }
             if ready[0] { break }
