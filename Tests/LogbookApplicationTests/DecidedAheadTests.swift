@@ -1,5 +1,6 @@
 import LogbookApplication
 import LogbookDomain
+import LogbookJSON
 import LogbookMemory
 import Testing
 
@@ -67,6 +68,32 @@ struct DecidedAheadTests {
         #expect(h.handler.commandsDecidedAgain == 2)
         let sold = try h.store.readWholeStream("product-p1").filter { $0.type == "ProductPurchased" }
         #expect(sold.count == 1, "never more sold than the stock held")
+    }
+
+    @Test("a stream a dropped decision touched is read afresh, even when a kept one wrote it")
+    func forgottenStreamsLeaveTheCache() throws {
+        // Given p2 cached at its first version, and a purchase of p1 by u1 in flight
+        let (h, other) = Self.given()
+        h.send("setup-3", "AddProduct", Body.product("p2", stock: 10))
+        h.handler.send(h.handler.decide([Self.purchase("k1", order: "o1", quantity: 1)]))
+        // And, decided meanwhile, a restock of p2, then u1's purchase of p2 after it
+        let next = h.handler.decide([
+            CommandRequest(commandId: "n1", type: "RestockProduct", data: ["productId": "p2", "quantity": 5]),
+            CommandRequest(
+                commandId: "n2", type: "PurchaseProduct",
+                data: Body.purchase("o2", user: "u1", product: "p2", quantity: 1)),
+        ])
+        // When another worker buys p1 first, so that the purchase in flight conflicts
+        #expect(
+            other.send("w1", "PurchaseProduct", Body.purchase("o9", user: "u1", product: "p1", quantity: 1)).accepted
+                != nil)
+        _ = h.handler.land()
+        h.handler.send(next)
+        let outcomes = h.handler.land()
+        // Then u1's purchase of p2 was dropped (it touched u1's stream) and decided again on
+        // the p2 the restock left, read from the log, not on the p2 cached before it
+        #expect(outcomes.map(\.eventTypes) == [["ProductRestocked"], ["ProductPurchased", "OrderPlaced"]])
+        #expect(h.handler.commandsDecidedAgain == 2, "k1 after its conflict, n2 after its drop: no more")
     }
 
     @Test("commands that join a decided batch are decided on what its earlier ones and the batch in flight leave")

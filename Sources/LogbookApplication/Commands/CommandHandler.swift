@@ -25,7 +25,7 @@ public import LogbookDomain
 ///   it all commits; a decision that touched a stream a command of it touched and did not
 ///   commit is not sent but decided again after its batch's first round, since what it
 ///   read may be a state the log never held (its version may match one another writer
-///   made). One append is in flight at a time.
+///   made); it has the attempts left after the first. One append is in flight at a time.
 ///
 /// A handler is owned by one thread (it keeps a cache); its store calls block.
 public final class CommandHandler {
@@ -254,7 +254,7 @@ public final class CommandHandler {
         for stream in round.overlay.order where !untrusted.contains(stream) {
             if let entry = round.overlay.entries[stream] { cache.store(entry, for: stream) }
         }
-        for stream in untrusted { cache.remove(stream) }
+        for stream in untrusted.union(round.forgotten) { cache.remove(stream) }
         return (retry, untrusted)
     }
 

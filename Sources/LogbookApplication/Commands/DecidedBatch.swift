@@ -36,6 +36,9 @@ struct DecidedRound {
     var entries: [DecidedEntry] = []
     /// Indices of the commands taken out by `dropDecisionsOn`.
     private(set) var dropped: [Int] = []
+    /// The streams those touched, which left the overlay: their cached states are not to be
+    /// trusted either (a kept decision's write to one of them is not cached).
+    private(set) var forgotten = Set<StreamId>()
 
     init(overlay: StateOverlay) {
         self.overlay = overlay
@@ -67,6 +70,7 @@ struct DecidedRound {
         }
         entries = kept
         overlay.forget(untrusted)
+        forgotten.formUnion(untrusted)
     }
 }
 

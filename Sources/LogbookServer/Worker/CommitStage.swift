@@ -218,7 +218,6 @@ final class CommitStage: @unchecked Sendable {
                     handler.decide(requests, into: &more)
                     decided = more
                 }
-                continue
             case .refuse, .end:
                 preconditionFailure("a log that sends ahead has no sync to fail, and the stage stops idle")
             case nil: break
@@ -232,7 +231,9 @@ final class CommitStage: @unchecked Sendable {
                 patience = Int(left.seconds * 1_000) + 1
             }
             // Woken by the first submission; after it, commands that join are taken every
-            // `joinsEveryMilliseconds`, in chunks, rather than a wake-up for each turn of the loop.
+            // `joinsEveryMilliseconds`, in chunks, rather than a wake-up for each turn of the
+            // loop; and after each chunk the answer is looked for first, so that joins never
+            // hold up a landing by more than a chunk.
             let deciding = decided != nil
             var items = [PollItem(fileDescriptor: descriptor)]
             if !deciding { items.append(submissions.readable) }

@@ -14,7 +14,8 @@ struct TimedEventStore: EventStore {
 
     var sendsAhead: Bool { store.sendsAhead }
 
-    /// Timed from the sending to the answer.
+    /// Timed from the sending until the answer is taken: a stage sending ahead takes it
+    /// after the chunk of commands it was deciding when the answer came.
     func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
         let started = ContinuousClock.now
         return try store.send(batch).then { [metrics] answer throws(EventStoreError) in
