@@ -89,6 +89,32 @@ struct PostgresStandbyFenceTests {
 
     /// Appends `commandId` again until the store answers (a new primary may still be
     /// starting, a standby catching up), at most `tries` times.
+    /// What a commit cut short on its wait for the standby (`outcome`, of command `c2`, the
+    /// log's second event) must give: `unavailable` after the server's warning, though the
+    /// primary alone holds it; then, with the standby started again, the client's retry is
+    /// answered from the record, which the standby now holds.
+    private static func expectWarnedThenAnsweredOnRetry(
+        _ outcome: Result<[AppendResult], EventStoreError>, _ writer: PostgresEventStore, _ pair: PostgresPair,
+        _ unacknowledged: String
+    ) async throws {
+        guard case .failure(.unavailable(let message, _)) = outcome else {
+            Issue.record("\(unacknowledged), got \(outcome)")
+            return
+        }
+        #expect(message.contains("warned"))
+        let primary = pair.admin(pair.primaryPort, database: "logbook")
+        #expect(
+            try await RawPostgres.rows(primary, "SELECT count(*) FROM events") == [["2"]],
+            "committed on the primary alone")
+        try await offThePool { try pair.run("start-standby") }
+        let retried = try await appendUntilAnswered("c2", writer)
+        guard case .duplicate(.appended(let record))? = retried.first else {
+            Issue.record("the retry should be answered from the record, got \(retried)")
+            return
+        }
+        #expect(record.events.map(\.position) == [2])
+    }
+
     private static func appendUntilAnswered(
         _ commandId: String, _ store: PostgresEventStore, tries: Int = 100
     ) async throws -> [AppendResult] {
@@ -172,23 +198,8 @@ struct PostgresStandbyFenceTests {
         _ = try await Self.append("c1", writer)
         // A cancel, unlike a terminated backend, lets the commit return success, with a warning.
         let outcome = try await Self.appendCutShort("c2", writer, pair, by: "pg_cancel_backend")
-        guard case .failure(.unavailable(let message, _)) = outcome else {
-            Issue.record("a commit whose standby wait was cancelled must not be acknowledged, got \(outcome)")
-            return
-        }
-        #expect(message.contains("warned"))
-        let primary = pair.admin(pair.primaryPort, database: "logbook")
-        #expect(
-            try await RawPostgres.rows(primary, "SELECT count(*) FROM events") == [["2"]],
-            "committed on the primary alone")
-        // The client sends it again, and is answered from the record, which the standby now holds.
-        try await offThePool { try pair.run("start-standby") }
-        let retried = try await Self.appendUntilAnswered("c2", writer)
-        guard case .duplicate(.appended(let record))? = retried.first else {
-            Issue.record("the retry should be answered from the record, got \(retried)")
-            return
-        }
-        #expect(record.events.map(\.position) == [2])
+        try await Self.expectWarnedThenAnsweredOnRetry(
+            outcome, writer, pair, "a commit whose standby wait was cancelled must not be acknowledged")
     }
 
     @Test("an append no standby acknowledges is answered unavailable once its patience runs out")
@@ -218,22 +229,8 @@ struct PostgresStandbyFenceTests {
             }
             return
         }
-        guard case .failure(.unavailable(let message, _)) = result else {
-            Issue.record("a commit no standby acknowledged must not be acknowledged, got \(result)")
-            return
-        }
-        #expect(message.contains("warned"))
-        let primary = pair.admin(pair.primaryPort, database: "logbook")
-        #expect(
-            try await RawPostgres.rows(primary, "SELECT count(*) FROM events") == [["2"]],
-            "committed on the primary alone")
-        try await offThePool { try pair.run("start-standby") }
-        let retried = try await Self.appendUntilAnswered("c2", writer)
-        guard case .duplicate(.appended(let record))? = retried.first else {
-            Issue.record("the retry should be answered from the record, got \(retried)")
-            return
-        }
-        #expect(record.events.map(\.position) == [2])
+        try await Self.expectWarnedThenAnsweredOnRetry(
+            result, writer, pair, "a commit no standby acknowledged must not be acknowledged")
     }
 
     @Test("a read held back by a standby that is down returns once the standby has caught up")
