@@ -25,7 +25,7 @@ public final class InMemoryEventStore: EventStore {
     }
 
     public func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
-        guard sendsAhead else { return .answered(Result { () throws(EventStoreError) in try append(batch) }) }
+        guard sendsAhead else { return .appended { () throws(EventStoreError) in try append(batch) } }
         if let problem = batch.lazy.compactMap(\.malformation).first { throw .invalidRequest(problem) }
         return AppendInFlight(descriptor: nil) { () throws(EventStoreError) in try self.append(batch) }
     }

@@ -155,9 +155,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Runs one statement with text parameters (`$1`, `$2`, …; nil is NULL) and returns its rows.
     func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> PostgresRows {
-        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
-        defer { for copy in copies { free(copy) } }
-        let result = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+        let result = Self.withParameters(parameters) { values in
             PQexecParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
         }
         return try check(result)
@@ -176,9 +174,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// Sends one statement with text parameters without waiting for its answer, which
     /// `answer(cancellingAt:)` takes; no other statement may be sent on the connection until then.
     func send(_ sql: String, _ parameters: [String?]) throws(PostgresError) {
-        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
-        defer { for copy in copies { free(copy) } }
-        let sent = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+        let sent = Self.withParameters(parameters) { values in
             PQsendQueryParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
         }
         if sent != 1 { _ = try check(nil) }
@@ -233,6 +229,15 @@ final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(sqlState: state, message: message, connectionLost: isBroken)
         }
         return PostgresRows(result)
+    }
+
+    /// `body`'s value given C copies of text parameters (nil stays NULL), freed after it.
+    private static func withParameters<R>(
+        _ parameters: [String?], _ body: (UnsafeBufferPointer<UnsafePointer<CChar>?>) -> R
+    ) -> R {
+        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for copy in copies { free(copy) } }
+        return copies.map { UnsafePointer($0) }.withUnsafeBufferPointer(body)
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {

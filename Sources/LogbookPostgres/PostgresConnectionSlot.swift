@@ -20,12 +20,9 @@ final class PostgresConnectionSlot: Sendable {
     /// back with `giveBack` once the call is over.
     func lend() -> Result<PostgresConnection, any Error> {
         connection.withLock { slot in
-            if let kept = slot.take(), !kept.isBroken { return .success(kept) }
-            do {
-                return .success(try connect())
-            } catch {
-                return .failure(error)
-            }
+            let current = connected(&slot)
+            slot = nil
+            return current
         }
     }
 
@@ -45,16 +42,9 @@ final class PostgresConnectionSlot: Sendable {
     ) -> Result<T, any Error> {
         connection.withLock { slot in
             let current: PostgresConnection
-            if let kept = slot, !kept.isBroken {
-                current = kept
-            } else {
-                slot = nil
-                do {
-                    current = try connect()
-                } catch {
-                    return .failure(error)
-                }
-                slot = current
+            switch connected(&slot) {
+            case .success(let connection): current = connection
+            case .failure(let error): return .failure(error)
             }
             do {
                 return .success(try body(current))
@@ -62,6 +52,19 @@ final class PostgresConnectionSlot: Sendable {
                 if current.isBroken || discards(error) { slot = nil }
                 return .failure(error)
             }
+        }
+    }
+
+    /// The slot's connection, made first (and kept in the slot) when there is none or it broke.
+    private func connected(_ slot: inout PostgresConnection?) -> Result<PostgresConnection, any Error> {
+        if let kept = slot, !kept.isBroken { return .success(kept) }
+        slot = nil
+        do {
+            let made = try connect()
+            slot = made
+            return .success(made)
+        } catch {
+            return .failure(error)
         }
     }
 }

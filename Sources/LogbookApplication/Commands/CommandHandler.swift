@@ -196,7 +196,8 @@ public final class CommandHandler {
                 base: base)
             switch decision {
             case .finished(let outcome): work.outcomes[index] = outcome
-            case .record(let entry): round.entries.append(entry.at(index))
+            case .record(let request, let touched):
+                round.entries.append(DecidedEntry(index: index, request: request, touched: touched))
             }
         }
     }
@@ -262,7 +263,7 @@ public final class CommandHandler {
         /// An outcome not to be recorded: the command id's first outcome, or a failure of the log.
         case finished(CommandOutcome)
         /// A decision to record: its events, or its answer when it appends nothing.
-        case record(DecidedEntry)
+        case record(AppendRequest, touched: [StreamId])
     }
 
     /// Loads what `command` reads, checks the client's expectation, decides, and stages the
@@ -294,7 +295,7 @@ public final class CommandHandler {
                 dependencies: overlay.writers(of: read.lazy.map(\.stream)), answer: answer)
             var touched = read.map(\.stream)
             for stream in written where !touched.contains(stream) { touched.append(stream) }
-            return .record(DecidedEntry(index: -1, request: append, touched: touched))
+            return .record(append, touched: touched)
         }
         func answer(_ outcome: CommandOutcome) -> Decision {
             record([], answer: AnswerCodec.encode(outcome))

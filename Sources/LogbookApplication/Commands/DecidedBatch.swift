@@ -22,11 +22,6 @@ struct DecidedEntry {
     let index: Int
     let request: AppendRequest
     let touched: [StreamId]
-
-    /// The same decision for the command at `index`.
-    func at(_ index: Int) -> DecidedEntry {
-        DecidedEntry(index: index, request: request, touched: touched)
-    }
 }
 
 /// A round of decisions: those to record, in order, the state they leave (`overlay`), and

@@ -24,7 +24,16 @@ public struct AppendInFlight: ~Copyable {
         self.answer = answer
     }
 
-    /// An append already answered (a store that does not send ahead).
+    /// An append made at once by `append`, already answered (a store that does not send ahead).
+    public static func appended(by append: () throws(EventStoreError) -> [AppendResult]) -> AppendInFlight {
+        do {
+            return .answered(.success(try append()))
+        } catch {
+            return .answered(.failure(error))
+        }
+    }
+
+    /// An append already answered.
     public static func answered(_ results: Result<[AppendResult], EventStoreError>) -> AppendInFlight {
         AppendInFlight(descriptor: nil) { () throws(EventStoreError) in try results.get() }
     }

@@ -61,11 +61,7 @@ extension EventStore {
     public var sendsAhead: Bool { false }
 
     public func send(_ batch: [AppendRequest]) throws(EventStoreError) -> AppendInFlight {
-        do {
-            return .answered(.success(try append(batch)))
-        } catch {
-            return .answered(.failure(error))
-        }
+        .appended { () throws(EventStoreError) in try append(batch) }
     }
 }
 

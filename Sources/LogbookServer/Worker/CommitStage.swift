@@ -212,11 +212,11 @@ final class CommitStage: @unchecked Sendable {
         while true {
             switch rules.withLock({ $0.takeSubmittedIfAny() }) {
             case .append(let requests):
-                if decided == nil {
+                if var batch = decided.take() {
+                    handler.decide(requests, into: &batch)
+                    decided = batch
+                } else {
                     decided = handler.decide(requests)
-                } else if var more = decided.take() {
-                    handler.decide(requests, into: &more)
-                    decided = more
                 }
             case .refuse, .end:
                 preconditionFailure("a log that sends ahead has no sync to fail, and the stage stops idle")

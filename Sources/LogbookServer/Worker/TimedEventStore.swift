@@ -7,9 +7,7 @@ struct TimedEventStore: EventStore {
     let metrics: WorkerMetrics
 
     func append(_ batch: [AppendRequest]) throws(EventStoreError) -> [AppendResult] {
-        let started = ContinuousClock.now
-        defer { metrics.observeCommit(seconds: (ContinuousClock.now - started).seconds) }
-        return try store.append(batch)
+        try send(batch).results()
     }
 
     var sendsAhead: Bool { store.sendsAhead }
