@@ -21,20 +21,19 @@
 /// writer, an insert that would leave a hole: see there.
 ///
 /// Schema version 1 was the first one released; version 2 added `holeChecks`; version 3
-/// decides a batch with set statements (`append`); version 4 reads the batch once into
-/// arrays before it locks anything. Every version's append function has the same signature
-/// and outcomes, so a process of an older version still running beside a newer log appends
-/// as before. `migrations` brings an older database forward when it is opened.
+/// decides a batch with set statements (`append`), with the same signature and outcomes,
+/// so a process of version 2 still running beside it appends as before. `migrations`
+/// brings a version 1 or 2 database forward when it is opened.
 enum PostgresSchema {
     /// What `logbook_schema.application` says in a Logbook log.
     static let application = "logbook event log"
-    static let version = 4
+    static let version = 3
 
     /// The statements that bring a database of schema version `key` to `key + 1`, run in
     /// the opening transaction under the advisory lock. Version 1 lacked the hole checks;
-    /// its tables and append function are those of version 2. Versions 2 and 3 differ from
-    /// the current one only in their append function, which `append` replaces.
-    static let migrations: [Int: String] = [1: holeChecks, 2: append, 3: append]
+    /// its tables and append function are those of version 2. Version 2's append function
+    /// decided every request in a loop; version 3's replaces it.
+    static let migrations: [Int: String] = [1: holeChecks, 2: append]
 
     /// Everything a new log needs, in one transaction.
     static let create =
@@ -262,12 +261,10 @@ enum PostgresSchema {
     /// versions: each event's stream version), `duplicate`, `conflict` (detail: the stream,
     /// actual: its version) or `abandoned` (detail: the dependency).
     ///
-    /// The batch is read once, before any lock is taken, into arrays: one per field of the
-    /// requests, of the expectations, of the dependencies and of the events. A batch in which
-    /// every request that is not a duplicate commits (the usual case: its worker decided it
-    /// against the same versions) is checked and written by a handful of set statements over
-    /// those arrays, whatever its size; any other is decided request by request. Either way
-    /// each request gets the outcome `AppendRequest.refusal` gives it, in order.
+    /// A batch in which every request that is not a duplicate commits (the usual case: its
+    /// worker decided it against the same versions) is checked and written by a handful of
+    /// set statements, whatever its size; any other is decided request by request. Either
+    /// way each request gets the outcome `AppendRequest.refusal` gives it, in order.
     ///
     /// Lock order, the same in every append so that two never wait for each other: the
     /// command ids' claims (sorted), then the stream rows (sorted, created at version 0 when
@@ -278,30 +275,9 @@ enum PostgresSchema {
         LANGUAGE plpgsql AS $append$
         #variable_conflict use_column
         DECLARE
-            -- The batch, read once. Per request, at its ordinal: ...
-            q_id              text[];
-            q_answer          text[];
-            q_events          integer[];
-            q_live            boolean[];
-            -- ... and per expectation, dependency and event, each with its request's ordinal.
-            x_o               integer[];
-            x_stream          text[];
-            x_expected        integer[];
-            d_o               integer[];
-            d_id              text[];
-            b_o               integer[];
-            b_event_id        text[];
-            b_stream          text[];
-            b_category        text[];
-            b_type            text[];
-            b_data            text[];
-            b_recorded_at     bigint[];
-            b_data_version    integer[];
-            b_command         text[];
-            b_correlation     text[];
-            b_causation       text[];
             v_ids             text[];
             v_claims          tid[];
+            v_recorded        text[];
             v_committed       text[] := '{}';
             v_streams         text[];
             v_versions        integer[];
@@ -314,7 +290,7 @@ enum PostgresSchema {
             v_refused         boolean;
             v_base            bigint;
             v_first           integer;
-            v_all_commit      boolean;
+            v_all_commit        boolean;
             n_requests        integer := 0;
             n_events          integer := 0;
             n_commands        integer := 0;
@@ -339,67 +315,12 @@ enum PostgresSchema {
             r_detail          text[] := '{}';
             r_actual          integer[] := '{}';
         BEGIN
-            -- 0. Read the batch once, before any lock is taken: every statement of the usual path
-            --    reads these arrays. Each array is aggregated from rows sorted once in a subquery
-            --    (an aggregate's own ORDER BY sorts again for every aggregate). An expected version
-            --    that is not a plain integer is NULL here and sends the batch to the loop, which
-            --    reports it only if it reaches it; so does a request whose events are not an array.
-            WITH b AS MATERIALIZED (
-                SELECT b.r, b.o::integer AS o FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
-            )
-            SELECT q.id, q.answer, q.n, x.o, x.s, x.e, d.o, d.id, e.o, e.event_id, e.stream, e.category, e.type,
-                   e.data, e.recorded_at, e.data_version, e.command, e.correlation, e.causation
-            INTO q_id, q_answer, q_events, x_o, x_stream, x_expected, d_o, d_id, b_o, b_event_id, b_stream,
-                 b_category, b_type, b_data, b_recorded_at, b_data_version, b_command, b_correlation, b_causation
-            FROM (
-                SELECT coalesce(array_agg(s.id), '{}') AS id, coalesce(array_agg(s.answer), '{}') AS answer,
-                       coalesce(array_agg(s.n), '{}') AS n
-                FROM (
-                    SELECT b.r->>0 AS id, b.r->>3 AS answer,
-                           CASE WHEN jsonb_typeof(b.r->6) = 'array' THEN jsonb_array_length(b.r->6) END AS n
-                    FROM b ORDER BY b.o
-                ) AS s
-            ) AS q, (
-                SELECT coalesce(array_agg(s.o), '{}') AS o, coalesce(array_agg(s.s), '{}') AS s,
-                       coalesce(array_agg(s.e), '{}') AS e
-                FROM (
-                    SELECT b.o, x.x->>0 AS s,
-                           CASE WHEN jsonb_typeof(x.x->1) = 'number' AND x.x->>1 ~ '^-?[0-9]{1,9}$'
-                                THEN (x.x->>1)::integer END AS e
-                    FROM b CROSS JOIN LATERAL jsonb_array_elements(b.r->4) WITH ORDINALITY AS x(x, k)
-                    ORDER BY b.o, x.k
-                ) AS s
-            ) AS x, (
-                SELECT coalesce(array_agg(s.o), '{}') AS o, coalesce(array_agg(s.id), '{}') AS id
-                FROM (
-                    SELECT b.o, d.id FROM b CROSS JOIN LATERAL jsonb_array_elements_text(b.r->5) WITH ORDINALITY AS d(id, k)
-                    ORDER BY b.o, d.k
-                ) AS s
-            ) AS d, (
-                SELECT coalesce(array_agg(s.o), '{}') AS o, coalesce(array_agg(s.event_id), '{}') AS event_id,
-                       coalesce(array_agg(s.stream), '{}') AS stream, coalesce(array_agg(s.category), '{}') AS category,
-                       coalesce(array_agg(s.type), '{}') AS type, coalesce(array_agg(s.data), '{}') AS data,
-                       coalesce(array_agg(s.recorded_at), '{}') AS recorded_at,
-                       coalesce(array_agg(s.data_version), '{}') AS data_version,
-                       coalesce(array_agg(s.command), '{}') AS command,
-                       coalesce(array_agg(s.correlation), '{}') AS correlation,
-                       coalesce(array_agg(s.causation), '{}') AS causation
-                FROM (
-                    SELECT b.o, x.x->>0 AS event_id, x.x->>1 AS stream, x.x->>2 AS category, x.x->>3 AS type,
-                           x.x->>4 AS data, (x.x->>5)::bigint AS recorded_at, (x.x->>6)::integer AS data_version,
-                           b.r->>0 AS command, b.r->>1 AS correlation, b.r->>2 AS causation
-                    FROM b CROSS JOIN LATERAL jsonb_array_elements(
-                        CASE WHEN jsonb_typeof(b.r->6) = 'array' THEN b.r->6 END) WITH ORDINALITY AS x(x, k)
-                    ORDER BY b.o, x.k
-                ) AS s
-            ) AS e;
-
             -- 1. Claim every command id, in sorted order. A writer in flight with the same id holds
             --    an uncommitted claim, so this insert waits until that writer commits or rolls back;
             --    claims are deleted below in the same transaction, so afterwards the id is free and
             --    the lookup that follows (a new statement, a new snapshot) sees the first writer's record.
             SELECT coalesce(array_agg(id ORDER BY id COLLATE "C"), '{}') INTO v_ids
-            FROM (SELECT DISTINCT u.id FROM unnest(q_id) AS u(id)) AS ids;
+            FROM (SELECT DISTINCT r->>0 AS id FROM jsonb_array_elements(batch) AS r) AS ids;
             WITH claimed AS (
                 INSERT INTO command_claims (command_id) SELECT id FROM unnest(v_ids) AS id RETURNING ctid
             )
@@ -407,22 +328,20 @@ enum PostgresSchema {
             -- Every lookup by key in this function is a subquery per key: one index probe each,
             -- whatever the planner guesses of a table it has no statistics of yet (a join or an
             -- `= ANY` over a batch-sized array becomes a scan of the whole table when it guesses low).
-            -- A request is live unless its id is recorded already (a duplicate).
-            SELECT coalesce(array_agg(s.live), '{}') INTO q_live
-            FROM (
-                SELECT (SELECT true FROM commands AS c WHERE c.command_id = u.id) IS NULL AS live
-                FROM unnest(q_id) WITH ORDINALITY AS u(id, o) ORDER BY u.o
-            ) AS s;
+            SELECT coalesce(array_agg(u.id), '{}') INTO v_recorded
+            FROM unnest(v_ids) AS u(id)
+            WHERE (SELECT true FROM commands AS c WHERE c.command_id = u.id);
 
-            -- 2. Lock the row of every stream the batch's live requests read or write, in sorted
-            --    order, creating missing ones at version 0 (ON CONFLICT DO UPDATE ... WHERE false
-            --    locks an existing row without writing it). Then read their versions, which no one
-            --    else can change now.
+            -- 2. Lock the row of every stream the batch reads or writes, in sorted order, creating
+            --    missing ones at version 0 (ON CONFLICT DO UPDATE ... WHERE false locks an existing row
+            --    without writing it). Then read their versions, which no one else can change now.
             SELECT coalesce(array_agg(s ORDER BY s COLLATE "C"), '{}') INTO v_streams
             FROM (
-                SELECT x.s FROM unnest(x_o, x_stream) AS x(o, s) WHERE q_live[x.o]
+                SELECT x->>0 AS s FROM jsonb_array_elements(batch) AS r, jsonb_array_elements(r->4) AS x
+                WHERE NOT (r->>0 = ANY (v_recorded))
                 UNION
-                SELECT e.s FROM unnest(b_o, b_stream) AS e(o, s) WHERE q_live[e.o]
+                SELECT x->>1 FROM jsonb_array_elements(batch) AS r, jsonb_array_elements(r->6) AS x
+                WHERE NOT (r->>0 = ANY (v_recorded))
             ) AS named;
             INSERT INTO streams AS st (stream, version) SELECT s, 0 FROM unnest(v_streams) AS s
             ON CONFLICT (stream) DO UPDATE SET version = st.version WHERE false;
@@ -438,10 +357,11 @@ enum PostgresSchema {
             --    session that sets logbook.decide_one_by_one to 'on' always takes the loop (the
             --    tests compare the two); logbook.decided says, until the transaction ends, which
             --    way the last batch was decided ('together' or 'one by one').
-            WITH live AS (
-                SELECT u.o::integer AS o, u.id, u.answer, u.n
-                FROM unnest(q_id, q_answer, q_events, q_live) WITH ORDINALITY AS u(id, answer, n, live, o)
-                WHERE u.live
+            WITH requests AS (
+                SELECT b.o::integer AS o, b.r->>0 AS id, b.r
+                FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
+            ), live AS (
+                SELECT q.* FROM requests AS q WHERE NOT (q.id = ANY (v_recorded))
             ), runs AS (
                 -- Per stream, in request order: its version (kind 0), then each expectation (kind
                 -- 1) after the events of the requests before it (kind 2), so that a running sum
@@ -450,16 +370,26 @@ enum PostgresSchema {
                 SELECT u.s AS stream, 0 AS o, 0 AS kind, NULL::integer AS expected, u.v::bigint AS n
                 FROM unnest(v_streams, v_versions) AS u(s, v)
                 UNION ALL
-                SELECT x.s, x.o, 1, x.e, 0 FROM unnest(x_o, x_stream, x_expected) AS x(o, s, e) WHERE q_live[x.o]
+                -- An expected version that is not a plain integer is NULL here and sends the batch
+                -- to the loop, which reports it only if it reaches it.
+                SELECT x.x->>0, l.o, 1,
+                       CASE WHEN jsonb_typeof(x.x->1) = 'number' AND x.x->>1 ~ '^-?[0-9]{1,9}$'
+                            THEN (x.x->>1)::integer END,
+                       0
+                FROM live AS l, jsonb_array_elements(l.r->4) AS x(x)
                 UNION ALL
-                SELECT e.s, e.o, 2, NULL, count(*) FROM unnest(b_o, b_stream) AS e(o, s) WHERE q_live[e.o]
-                GROUP BY e.s, e.o
+                SELECT x.x->>1, l.o, 2, NULL, count(*)
+                FROM live AS l, jsonb_array_elements(l.r->6) AS x(x)
+                GROUP BY x.x->>1, l.o
             ), dependencies AS (
-                SELECT d.o, d.id FROM unnest(d_o, d_id) AS d(o, id) WHERE q_live[d.o]
+                SELECT l.o, d.id FROM live AS l, jsonb_array_elements_text(l.r->5) AS d(id)
             )
             SELECT coalesce(current_setting('logbook.decide_one_by_one', true), '') <> 'on'
-               AND (SELECT count(*) = count(DISTINCT u.id) FROM unnest(q_id) AS u(id))
-               AND NOT EXISTS (SELECT FROM live AS q WHERE q.n IS NULL OR (q.n > 0) = (q.answer IS NOT NULL))
+               AND (SELECT count(*) = count(DISTINCT q.id) FROM requests AS q)
+               AND NOT EXISTS (
+                   SELECT FROM live AS q
+                   WHERE jsonb_typeof(q.r->6) IS DISTINCT FROM 'array'
+                      OR (jsonb_array_length(q.r->6) > 0) = (q.r->>3 IS NOT NULL))
                AND NOT EXISTS (
                    SELECT FROM (
                        SELECT r.kind, r.expected,
@@ -473,58 +403,61 @@ enum PostgresSchema {
             PERFORM set_config('logbook.decided', CASE WHEN v_all_commit THEN 'together' ELSE 'one by one' END, true);
 
             IF v_all_commit THEN
-                -- The live requests' events, numbered 1, 2, 3 ... in request order, each at its
-                -- stream's next version (a running count per stream from the stream's version,
-                -- again without a join).
-                SELECT coalesce(array_agg(n.event_id), '{}'), coalesce(array_agg(n.stream), '{}'),
-                       coalesce(array_agg(n.category), '{}'), coalesce(array_agg(n.version), '{}'),
-                       coalesce(array_agg(n.type), '{}'), coalesce(array_agg(n.data), '{}'),
-                       coalesce(array_agg(n.command), '{}'), coalesce(array_agg(n.correlation), '{}'),
-                       coalesce(array_agg(n.causation), '{}'), coalesce(array_agg(n.recorded_at), '{}'),
-                       coalesce(array_agg(n.data_version), '{}'), count(*)
+                -- Events numbered 1, 2, 3 ... in request order, each at its stream's next version
+                -- (a running count per stream from the stream's version, again without a join).
+                SELECT coalesce(array_agg(n.event_id ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.stream ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.category ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.version ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.type ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.data ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.command_id ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.correlation_id ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.causation_id ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.recorded_at ORDER BY n.o, n.j), '{}'),
+                       coalesce(array_agg(n.data_version ORDER BY n.o, n.j), '{}'),
+                       count(*)
                 INTO e_event_id, e_stream, e_category, e_version, e_type, e_data, e_command, e_correlation,
                      e_causation, e_recorded_at, e_data_version, n_events
                 FROM (
-                    SELECT v.*
+                    SELECT v.*, (sum(v.n) OVER (PARTITION BY v.stream ORDER BY v.o, v.j ROWS UNBOUNDED PRECEDING))::integer
+                                AS version
                     FROM (
-                        SELECT v.*, (sum(v.n) OVER (PARTITION BY v.stream ORDER BY v.j ROWS UNBOUNDED PRECEDING))::integer
-                                    AS version
-                        FROM (
-                            SELECT u.s AS stream, 0::bigint AS j, u.v AS n, NULL AS event_id, NULL AS category,
-                                   NULL AS type, NULL AS data, NULL::bigint AS recorded_at, NULL::integer AS data_version,
-                                   NULL AS command, NULL AS correlation, NULL AS causation
-                            FROM unnest(v_streams, v_versions) AS u(s, v)
-                            UNION ALL
-                            SELECT e.stream, e.j, 1, e.event_id, e.category, e.type, e.data, e.recorded_at,
-                                   e.data_version, e.command, e.correlation, e.causation
-                            FROM unnest(b_o, b_event_id, b_stream, b_category, b_type, b_data, b_recorded_at,
-                                        b_data_version, b_command, b_correlation, b_causation)
-                                 WITH ORDINALITY AS e(o, event_id, stream, category, type, data, recorded_at,
-                                                      data_version, command, correlation, causation, j)
-                            WHERE q_live[e.o]
-                        ) AS v
+                        SELECT u.s AS stream, 0::bigint AS o, 0::bigint AS j, u.v AS n, NULL AS event_id,
+                               NULL AS category, NULL AS type, NULL AS data, NULL::bigint AS recorded_at,
+                               NULL::integer AS data_version, NULL AS command_id, NULL AS correlation_id,
+                               NULL AS causation_id
+                        FROM unnest(v_streams, v_versions) AS u(s, v)
+                        UNION ALL
+                        SELECT x.x->>1, b.o, x.j, 1, x.x->>0, x.x->>2, x.x->>3, x.x->>4, (x.x->>5)::bigint,
+                               (x.x->>6)::integer, b.r->>0, b.r->>1, b.r->>2
+                        FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
+                        CROSS JOIN LATERAL jsonb_array_elements(b.r->6) WITH ORDINALITY AS x(x, j)
+                        WHERE NOT (b.r->>0 = ANY (v_recorded))
                     ) AS v
-                    WHERE v.j > 0
-                    ORDER BY v.j
-                ) AS n;
+                ) AS n
+                WHERE n.o > 0;
                 -- Each request: a duplicate, or committed with the events after those of the
                 -- requests before it (an answer: none, at the head they reached).
-                SELECT array_agg(CASE WHEN q.live THEN 'committed' ELSE 'duplicate' END),
-                       array_agg(CASE WHEN q.n > 0 THEN q.before + 1 END),
-                       array_agg(CASE WHEN q.live THEN q.before + q.n END),
-                       array_agg(NULL::text), array_agg(NULL::integer),
-                       coalesce(array_agg(q.id) FILTER (WHERE q.live), '{}'),
-                       coalesce(array_agg(CASE WHEN q.n > 0 THEN q.before + 1 END) FILTER (WHERE q.live), '{}'),
-                       coalesce(array_agg(q.before + q.n) FILTER (WHERE q.live), '{}'),
-                       coalesce(array_agg(q.answer) FILTER (WHERE q.live), '{}')
+                SELECT array_agg(CASE WHEN q.recorded THEN 'duplicate' ELSE 'committed' END ORDER BY q.o),
+                       array_agg(CASE WHEN q.n > 0 THEN q.before + 1 END ORDER BY q.o),
+                       array_agg(CASE WHEN NOT q.recorded THEN q.before + q.n END ORDER BY q.o),
+                       array_agg(NULL::text ORDER BY q.o), array_agg(NULL::integer ORDER BY q.o),
+                       coalesce(array_agg(q.id ORDER BY q.o) FILTER (WHERE NOT q.recorded), '{}'),
+                       coalesce(array_agg(CASE WHEN q.n > 0 THEN q.before + 1 END ORDER BY q.o)
+                                FILTER (WHERE NOT q.recorded), '{}'),
+                       coalesce(array_agg(q.before + q.n ORDER BY q.o) FILTER (WHERE NOT q.recorded), '{}'),
+                       coalesce(array_agg(q.answer ORDER BY q.o) FILTER (WHERE NOT q.recorded), '{}')
                 INTO r_outcome, r_first, r_last, r_detail, r_actual, c_id, c_first, c_last, c_answer
                 FROM (
-                    SELECT u.o, u.id, u.answer, u.live, u.n, (sum(u.n) OVER (ORDER BY u.o) - u.n)::integer AS before
+                    SELECT b.o, b.r->>0 AS id, b.r->>3 AS answer, b.recorded, b.n,
+                           (sum(b.n) OVER (ORDER BY b.o) - b.n)::integer AS before
                     FROM (
-                        SELECT u.o, u.id, u.answer, u.live, CASE WHEN u.live THEN u.n ELSE 0 END AS n
-                        FROM unnest(q_id, q_answer, q_events, q_live) WITH ORDINALITY AS u(id, answer, n, live, o)
-                    ) AS u
-                    ORDER BY u.o
+                        SELECT b.o, b.r, (b.r->>0 = ANY (v_recorded)) AS recorded,
+                               CASE WHEN b.r->>0 = ANY (v_recorded) THEN 0
+                                    ELSE coalesce(jsonb_array_length(b.r->6), 0) END AS n
+                        FROM jsonb_array_elements(batch) WITH ORDINALITY AS b(r, o)
+                    ) AS b
                 ) AS q;
                 -- Every stream's version after the batch: its version and its new events, counted.
                 SELECT coalesce(array_agg(f.version ORDER BY f.o), '{}') INTO v_versions
@@ -551,7 +484,7 @@ enum PostgresSchema {
                     r_last[n_requests] := NULL;
                     r_detail[n_requests] := NULL;
                     r_actual[n_requests] := NULL;
-                    IF NOT q_live[n_requests] OR v_id = ANY (v_committed) THEN
+                    IF v_id = ANY (v_recorded) OR v_id = ANY (v_committed) THEN
                         r_outcome[n_requests] := 'duplicate';
                         CONTINUE;
                     END IF;
