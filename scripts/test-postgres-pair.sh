@@ -6,7 +6,8 @@
 # `postgres` user (PostgreSQL refuses root). Every `start` makes a new pair in a new
 # directory, so a test that kills the primary never harms another.
 #
-#   scripts/test-postgres-pair.sh start                prints DIR PRIMARY_PORT STANDBY_PORT
+#   scripts/test-postgres-pair.sh start [OWNER_PID]    prints DIR PRIMARY_PORT STANDBY_PORT; the pair
+#                                                      is removed once OWNER_PID ends, if still there
 #   scripts/test-postgres-pair.sh stop-standby DIR     stops the standby at once (no shutdown checkpoint)
 #   scripts/test-postgres-pair.sh start-standby DIR    starts it again; it catches up from the primary
 #   scripts/test-postgres-pair.sh kill-primary DIR     kill -9 of the primary's postmaster and its children
@@ -35,10 +36,15 @@ server_start() {
 }
 
 start() {
-    local bin dir primary_port standby_port
+    local owner=${1:-} bin dir primary_port standby_port
+    if [[ -n $owner && ! $owner =~ ^[0-9]+$ ]]; then
+        echo "test-postgres-pair: OWNER_PID must be a process id, not $owner" >&2
+        exit 2
+    fi
     bin=$(bin_dir)
     dir=$(mktemp -d "${TMPDIR:-/tmp}/logbook-test-pair.XXXXXX")
     if [[ $(id -u) -eq 0 ]]; then chown postgres:postgres "$dir"; fi
+    if [[ -n $owner ]]; then remove_when_gone "$owner" "$dir"; fi
     as_owner "$bin/initdb" -D "$dir/primary" -U postgres --auth=trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 || {
         cat "$dir/initdb.log" >&2
         exit 1
@@ -77,6 +83,30 @@ start() {
     exit 1
 }
 
+# Stops both servers and removes the pair's directory, if it is still there.
+remove_pair() {
+    local dir=$1 server
+    for server in primary standby; do
+        if [[ -f $dir/$server/postmaster.pid ]]; then
+            as_owner "$(bin_dir)/pg_ctl" -D "$dir/$server" -m immediate -w stop >/dev/null 2>&1 || true
+        fi
+    done
+    rm -rf "$dir"
+}
+
+# A process that waits for the process that owns the pair ($1, the test process) to end, then
+# removes the pair ($2) unless the owner removed it already: a test process that crashes never
+# runs its clean-up, and its servers would otherwise run on, idle, until the machine stops.
+remove_when_gone() {
+    local owner=$1 dir=$2
+    (
+        trap '' HUP
+        while kill -0 "$owner" 2>/dev/null && [[ -d $dir ]]; do sleep 1; done
+        if [[ -d $dir ]]; then remove_pair "$dir"; fi
+    ) </dev/null >/dev/null 2>&1 &
+    disown
+}
+
 require_dir() {
     case ${1:-} in
     "${TMPDIR:-/tmp}"/logbook-test-pair.*) [[ -d $1 ]] || {
@@ -91,7 +121,7 @@ require_dir() {
 }
 
 case "${1:-}" in
-start) start ;;
+start) start "${2:-}" ;;
 stop-standby)
     require_dir "${2:-}"
     as_owner "$(bin_dir)/pg_ctl" -D "$2/standby" -m immediate -w stop >/dev/null
@@ -121,15 +151,10 @@ promote-standby)
     ;;
 remove)
     require_dir "${2:-}"
-    for server in primary standby; do
-        if [[ -f $2/$server/postmaster.pid ]]; then
-            as_owner "$(bin_dir)/pg_ctl" -D "$2/$server" -m immediate -w stop >/dev/null 2>&1 || true
-        fi
-    done
-    rm -rf "$2"
+    remove_pair "$2"
     ;;
 *)
-    echo "usage: $0 start | stop-standby DIR | start-standby DIR | kill-primary DIR | promote-standby DIR | remove DIR" >&2
+    echo "usage: $0 start [OWNER_PID] | stop-standby DIR | start-standby DIR | kill-primary DIR | promote-standby DIR | remove DIR" >&2
     exit 2
     ;;
 esac

@@ -2,14 +2,17 @@ import Foundation
 
 /// A PostgreSQL primary with one synchronous standby of a test's own
 /// (`scripts/test-postgres-pair.sh`), each on a free loopback port, with a database
-/// `logbook` made on the primary; stopped and removed when the object goes.
+/// `logbook` made on the primary; stopped and removed when the object goes, or, should it
+/// never go (a test process that crashed), once its owner process has ended.
 public final class PostgresPair: Sendable {
     public let directory: String
     public let primaryPort: String
     public let standbyPort: String
 
-    public init() throws {
-        let words = try Self.script(["start"]).split(separator: " ").map(String.init)
+    /// A new pair, removed by the script once the process `owner` (this one unless given) has ended.
+    public init(owner: Int32? = nil) throws {
+        let owner = owner ?? ProcessInfo.processInfo.processIdentifier
+        let words = try Self.script(["start", String(owner)]).split(separator: " ").map(String.init)
         guard words.count == 3 else { throw PostgresTestError("test-postgres-pair.sh start printed \(words)") }
         (directory, primaryPort, standbyPort) = (words[0], words[1], words[2])
         try RawPostgres(admin(primaryPort)).run("CREATE DATABASE logbook")
