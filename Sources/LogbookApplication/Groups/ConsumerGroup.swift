@@ -162,22 +162,16 @@ public struct ConsumerGroup {
     }
 
     private mutating func take(_ event: PendingEvent) {
-        var lane = lanes[event.stream] ?? StreamLane()
-        let isNew = lane.isEmpty
-        let wasReady = lane.isReady
-        lane.lastPosition = event.position
-        if lane.spilledAfter == nil, lane.queue.count < Self.laneMemoryLimit, lane.head?.parked != true {
-            lane.queue.append(event)
+        // The lane is changed where it lies: a copy taken out and put back would copy its queue.
+        let taken = lanes[event.stream, default: StreamLane()].take(event, memoryLimit: Self.laneMemoryLimit)
+        if taken.inMemory {
             queuedInMemory += 1
-            if event.parked, lane.queue.count == 1 { parkedStreams[event.position] = event.stream }
+            if event.parked, taken.isHead { parkedStreams[event.position] = event.stream }
         } else {
-            if lane.spilledAfter == nil { lane.spilledAfter = lane.queue.last?.position ?? event.position - 1 }
-            lane.spilled += 1
             spilledCount += 1
         }
-        lanes[event.stream] = lane
-        if isNew { lowMarks.push(event.position, event.stream) }
-        if !wasReady, lane.isReady { ready.push(event.position, event.stream) }
+        if taken.wasEmpty { lowMarks.push(event.position, event.stream) }
+        if taken.becameReady { ready.push(event.position, event.stream) }
     }
 
     /// For a stream in `refillsNeeded`: read the log's events of `stream` after `after`, up
@@ -338,9 +332,9 @@ public struct ConsumerGroup {
         var room = members.values.reduce(0) { $0 + max(0, $1.limit - $1.inFlight) }
         var deliveries: [GroupDelivery] = []
         while room > 0, let (position, stream) = ready.popMin() {
-            guard var lane = lanes[stream], lane.isReady, var event = lane.head, event.position == position else {
-                continue
-            }
+            guard let index = lanes.index(forKey: stream), lanes.values[index].isReady,
+                var event = lanes.values[index].head, event.position == position
+            else { continue }
             guard unconfirmed[stream] == nil else {
                 heldBack.append((position, stream))
                 continue
@@ -351,9 +345,9 @@ public struct ConsumerGroup {
                 continue
             }
             event.attempts += 1
-            lane.queue[0] = event
-            lane.inFlight = true
-            lanes[stream] = lane
+            // Changed where it lies, so that the queue is not copied.
+            lanes.values[index].queue[0].attempts = event.attempts
+            lanes.values[index].inFlight = true
             members[member]?.inFlight += 1
             affinity[stream] = member
             inFlight[position] = (stream, member, now + Int64(record.settings.ackWaitMilliseconds))
@@ -406,21 +400,22 @@ public struct ConsumerGroup {
 
     /// The head of `stream` is done: recorded so, and the next event may go.
     private mutating func finishHead(of stream: String) {
-        guard var lane = lanes[stream], !lane.queue.isEmpty else { return }
-        let done = lane.queue.removeFirst()
-        lane.inFlight = false
+        // Changed where it lies, so that the queue is not copied.
+        guard let index = lanes.index(forKey: stream), !lanes.values[index].queue.isEmpty else { return }
+        let done = lanes.values[index].queue.removeFirst()
+        lanes.values[index].inFlight = false
         queuedInMemory -= 1
         record(.done(done.position), of: stream)
-        if lane.isEmpty {
-            lanes.removeValue(forKey: stream)
+        guard !lanes.values[index].isEmpty else {
+            lanes.remove(at: index)
             return
         }
+        let lane = lanes.values[index]
         if lane.queue.isEmpty { refillsNeeded.insert(stream) }
         if let head = lane.head {
             if head.parked { parkedStreams[head.position] = stream }
             if lane.isReady { ready.push(head.position, stream) }
         }
-        lanes[stream] = lane
         if let mark = lane.lowMark { lowMarks.push(mark, stream) }
     }
 
