@@ -23,6 +23,8 @@ struct GroupCommitThreadTests {
             clock: StepClock(), diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()))
         try groups.start()
         defer { groups.stop() }
+        // Before the stop, should the test end while a commit is held.
+        defer { store.release() }
         let commands = try rig.commandsClient()
         for user in ["ann", "bob"] {
             #expect(try commands.request(Fixture.registerUser(user, commandId: "register-\(user)"))["ok"] == true)
