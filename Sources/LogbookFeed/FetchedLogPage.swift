@@ -19,6 +19,12 @@ public struct FetchedLogPage: EventBatch {
     /// A page decoded from a reply in another form.
     public init(_ page: LogPage) { form = .decoded(page) }
 
+    /// The page as the bytes it came in; nil for a page that was decoded.
+    public var encoded: EncodedLogPage? {
+        guard case .encoded(let page) = form else { return nil }
+        return page
+    }
+
     /// Where the next read starts.
     public var next: Int64 {
         switch form {

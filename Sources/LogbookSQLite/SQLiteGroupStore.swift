@@ -3,9 +3,9 @@ import Glibc
 public import LogbookApplication
 
 /// The consumer groups' definitions and progress in a SQLite file of their own (the groups
-/// process keeps it at `<data-dir>/groups.sqlite3`): WAL journal and `synchronous=FULL`,
-/// so a commit is on disk when `commit` returns (an acknowledgement is confirmed only
-/// after that). The file is marked with `application_id` "LOGG" and a schema version
+/// process keeps it at `<data-dir>/groups.sqlite3`): pages of 16 KiB in a new file, WAL
+/// journal and `synchronous=FULL`, so a commit is on disk when `commit` returns (an
+/// acknowledgement is confirmed only after that). The file is marked with `application_id` "LOGG" and a schema version
 /// (`SQLiteGroupStoreSchema`); a file that is not a database, an event log, a read-model
 /// store, another program's database and a newer schema are refused with
 /// `.notAGroupStore`, and nothing is written to them.
@@ -22,6 +22,8 @@ public import LogbookApplication
 public final class SQLiteGroupStore: GroupStore {
     public let path: String
     private let db: SQLiteConnection
+    /// The page size of a new file, in bytes.
+    static let pageSize = 16_384
 
     /// Opens the store at `path`, creating the file and its schema when there is none; a
     /// statement waits `busyTimeoutMilliseconds` for another connection's lock before the
@@ -50,6 +52,10 @@ public final class SQLiteGroupStore: GroupStore {
     private func prepare(busyTimeoutMilliseconds: Int) throws(GroupStoreError) {
         db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         let found = try identity()
+        if found == .empty {
+            // Before the file's first write: each commit then writes fewer, larger pages.
+            try sql { () throws(SQLiteError) in try db.execute("PRAGMA page_size = \(Self.pageSize)") }
+        }
         try enableWAL(attempts: busyTimeoutMilliseconds / 10)
         try sql { () throws(SQLiteError) in try db.execute("PRAGMA synchronous = FULL") }
         guard found != .groupStore(version: SQLiteGroupStoreSchema.version) else { return }

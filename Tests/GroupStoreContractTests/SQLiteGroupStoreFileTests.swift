@@ -16,6 +16,7 @@ import Testing
         #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA application_id") == [String(0x4C4F_4747)])
         #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA user_version") == ["2"])
         #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA journal_mode") == ["wal"])
+        #expect(RawSQLResult.firstRow(path: path, sql: "PRAGMA page_size") == ["16384"])
         // Opening it again finds it as it is.
         #expect(try SQLiteGroupStore(path: path).groups().isEmpty)
     }

@@ -29,6 +29,11 @@ struct EncodedLogPageReaderTests {
             let encoded = try #require(EncodedLogPageReader.page(bytes)?.page)
             #expect(encoded.events.map(\.position) == page.events.map(\.position))
             #expect(encoded.lastPosition == page.events.last?.position)
+            for (located, event) in zip(encoded.events, page.events) {
+                let envelope = try #require(encoded.envelope(of: located))
+                #expect(envelope.stream == event.stream)
+                #expect(envelope.bytes == (try EnvelopeWriter.bytes(event)))
+            }
         }
     }
 

@@ -14,7 +14,10 @@
 /// What is durable: the checkpoint and, after it, each event done and each failed delivery
 /// (`EventOutcome`); a delivery itself is not recorded, so after a restart an event whose
 /// delivery was neither acknowledged nor failed goes again with the attempt number it had
-/// before that delivery. Memory stays bounded: the group takes events from the log only
+/// before that delivery. A stream whose last change (an acknowledgement, a failure, a retry
+/// or skip) is not durable yet delivers nothing: the caller seals the changes it takes into
+/// a commit (`sealCommit()`) and says when that commit is durable (`commitDurable()`), and
+/// only then do those streams go on; the other streams need not wait. Memory stays bounded: the group takes events from the log only
 /// while fewer than `window` of them wait in memory (parked ones aside), and a stream keeps
 /// at most `laneMemoryLimit` of its events in memory (only the parked one while parked): the
 /// rest stay in the log and are read again (`refillsNeeded`).
@@ -54,6 +57,13 @@ public struct ConsumerGroup {
     private var outcomes = OutcomeBuffer()
     private var changes = GroupChanges.Progress()
     private let categories: Set<String>
+    /// Streams whose last change is not durable yet, with the commit that carries it (the
+    /// group's own count of commits): they deliver nothing until it is durable.
+    private var unconfirmed: [String: Int] = [:]
+    /// Ready streams held back while their last change is not durable.
+    private var heldBack: [(position: Int64, stream: String)] = []
+    /// The commit that carries the changes recorded now.
+    private var openCommit = 1
 
     /// Affinities of streams with nothing pending are forgotten beyond this many.
     static let affinityLimit = 100_000
@@ -100,6 +110,20 @@ public struct ConsumerGroup {
         return changes
     }
 
+    /// The changes taken so far (`takeChanges()`) go into the commit starting now; those
+    /// recorded from now on go into the next one. One sealed commit at a time is not durable.
+    public mutating func sealCommit() {
+        openCommit += 1
+    }
+
+    /// The commit sealed last is durable: the streams that waited for it may deliver again.
+    public mutating func commitDurable() {
+        let durable = openCommit - 1
+        unconfirmed = unconfirmed.filter { $0.value > durable }
+        for entry in heldBack { ready.push(entry.position, entry.stream) }
+        heldBack.removeAll()
+    }
+
     // MARK: Outcomes from the store
 
     /// Where to read the store's outcomes from (after that position) before events through
@@ -138,22 +162,16 @@ public struct ConsumerGroup {
     }
 
     private mutating func take(_ event: PendingEvent) {
-        var lane = lanes[event.stream] ?? StreamLane()
-        let isNew = lane.isEmpty
-        let wasReady = lane.isReady
-        lane.lastPosition = event.position
-        if lane.spilledAfter == nil, lane.queue.count < Self.laneMemoryLimit, lane.head?.parked != true {
-            lane.queue.append(event)
+        // The lane is changed where it lies: a copy taken out and put back would copy its queue.
+        let taken = lanes[event.stream, default: StreamLane()].take(event, memoryLimit: Self.laneMemoryLimit)
+        if taken.inMemory {
             queuedInMemory += 1
-            if event.parked, lane.queue.count == 1 { parkedStreams[event.position] = event.stream }
+            if event.parked, taken.isHead { parkedStreams[event.position] = event.stream }
         } else {
-            if lane.spilledAfter == nil { lane.spilledAfter = lane.queue.last?.position ?? event.position - 1 }
-            lane.spilled += 1
             spilledCount += 1
         }
-        lanes[event.stream] = lane
-        if isNew { lowMarks.push(event.position, event.stream) }
-        if !wasReady, lane.isReady { ready.push(event.position, event.stream) }
+        if taken.wasEmpty { lowMarks.push(event.position, event.stream) }
+        if taken.becameReady { ready.push(event.position, event.stream) }
     }
 
     /// For a stream in `refillsNeeded`: read the log's events of `stream` after `after`, up
@@ -291,7 +309,7 @@ public struct ConsumerGroup {
         guard let stream = parkedStreams.removeValue(forKey: position), var lane = lanes[stream] else { return false }
         lane.queue[0].parked = false
         lane.queue[0].attempts = 0
-        record(lane.queue[0].failedOutcome)
+        record(lane.queue[0].failedOutcome, of: stream)
         lanes[stream] = lane
         ready.push(position, stream)
         return true
@@ -307,14 +325,18 @@ public struct ConsumerGroup {
 
     // MARK: Deliveries
 
-    /// Hands out what the members have room for, smallest positions first. Send them only
-    /// after the turn's changes (`takeChanges()`) are committed: an acknowledgement of this
-    /// turn may have readied the next event of its stream.
+    /// Hands out what the members have room for, smallest positions first, leaving out the
+    /// streams whose last change is not durable yet (`commitDurable()` lets them go on): they
+    /// may be sent at once, whatever commit is under way.
     public mutating func takeDeliveries(now: Int64) -> [GroupDelivery] {
         var room = members.values.reduce(0) { $0 + max(0, $1.limit - $1.inFlight) }
         var deliveries: [GroupDelivery] = []
         while room > 0, let (position, stream) = ready.popMin() {
-            guard var lane = lanes[stream], lane.isReady, var event = lane.head, event.position == position else {
+            guard let index = lanes.index(forKey: stream), lanes.values[index].isReady,
+                var event = lanes.values[index].head, event.position == position
+            else { continue }
+            guard unconfirmed[stream] == nil else {
+                heldBack.append((position, stream))
                 continue
             }
             guard let member = memberFor(stream), let state = members[member] else { break }
@@ -323,9 +345,9 @@ public struct ConsumerGroup {
                 continue
             }
             event.attempts += 1
-            lane.queue[0] = event
-            lane.inFlight = true
-            lanes[stream] = lane
+            // Changed where it lies, so that the queue is not copied.
+            lanes.values[index].queue[0].attempts = event.attempts
+            lanes.values[index].inFlight = true
             members[member]?.inFlight += 1
             affinity[stream] = member
             inFlight[position] = (stream, member, now + Int64(record.settings.ackWaitMilliseconds))
@@ -378,21 +400,22 @@ public struct ConsumerGroup {
 
     /// The head of `stream` is done: recorded so, and the next event may go.
     private mutating func finishHead(of stream: String) {
-        guard var lane = lanes[stream], !lane.queue.isEmpty else { return }
-        let done = lane.queue.removeFirst()
-        lane.inFlight = false
+        // Changed where it lies, so that the queue is not copied.
+        guard let index = lanes.index(forKey: stream), !lanes.values[index].queue.isEmpty else { return }
+        let done = lanes.values[index].queue.removeFirst()
+        lanes.values[index].inFlight = false
         queuedInMemory -= 1
-        record(.done(done.position))
-        if lane.isEmpty {
-            lanes.removeValue(forKey: stream)
+        record(.done(done.position), of: stream)
+        guard !lanes.values[index].isEmpty else {
+            lanes.remove(at: index)
             return
         }
+        let lane = lanes.values[index]
         if lane.queue.isEmpty { refillsNeeded.insert(stream) }
         if let head = lane.head {
             if head.parked { parkedStreams[head.position] = stream }
             if lane.isReady { ready.push(head.position, stream) }
         }
-        lanes[stream] = lane
         if let mark = lane.lowMark { lowMarks.push(mark, stream) }
     }
 
@@ -418,13 +441,14 @@ public struct ConsumerGroup {
         } else {
             ready.push(position, flight.stream)
         }
-        record(lane.queue[0].failedOutcome)
+        record(lane.queue[0].failedOutcome, of: flight.stream)
         lanes[flight.stream] = lane
     }
 
-    private mutating func record(_ outcome: EventOutcome) {
+    private mutating func record(_ outcome: EventOutcome, of stream: String) {
         changes.outcomes[outcome.position] = outcome
         changes.isUrgent = true
+        unconfirmed[stream] = openCommit
     }
 
     /// The member holds one delivery fewer: the streams that waited for its room may go.

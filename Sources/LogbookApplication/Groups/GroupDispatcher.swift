@@ -2,12 +2,18 @@ import LogbookDomain
 
 /// The groups process's use case: every consumer group, their members and their durable
 /// progress in a `GroupStore`. Owned by one thread, which runs it in turns: it hands in the
-/// log's events, members' messages and admin requests, then calls `finishTurn(now:)`, which
-/// commits what the turn recorded and only then returns the deliveries to send; replies to
-/// the turn's requests go out after that too, so a confirmed acknowledgement, a created
-/// group or a recorded failure is durable. A turn that recorded only a checkpoint moved by
-/// the log (events of other categories, or none) commits it within `lazyCommitMilliseconds`
-/// instead: a restart before then reads those events again, and skips them again.
+/// log's events, members' messages and admin requests, then ends the turn one of two ways.
+/// `finishTurn(now:)` commits what the turn recorded on the store and returns the
+/// deliveries to send, replies to the turn's requests going out after it. `endTurn(now:)`
+/// instead returns the changes to commit (`GroupCommit`), for the caller to write on a
+/// thread of its own while turns go on, one commit at a time, and reports the outcome with
+/// `committed(_:)` or `commitFailed(_:now:)`; the turn's replies wait for the commit that
+/// `GroupTurn.repliesWaitFor` names. Either way a confirmed acknowledgement, a created group
+/// or a recorded failure is durable, and a stream whose last change is not durable yet
+/// delivers nothing (the deliveries returned may go at once). A turn that recorded only a
+/// checkpoint moved by the log (events of other categories, or none) commits it within
+/// `lazyCommitMilliseconds` instead: a restart before then reads those events again, and
+/// skips them again.
 ///
 /// The store holds no events: a group reads the log from its checkpoint (the caller's
 /// follower, from `frontier(of:)`) and the store's outcomes as it goes (`offer`). When a
@@ -23,6 +29,12 @@ public final class GroupDispatcher {
     public let memberTimeoutMilliseconds: Int64
     private var groups: [GroupName: ConsumerGroup] = [:]
     private var pendingChanges = GroupChanges()
+    /// Whether `pendingChanges` holds something that must be durable before a reply.
+    private var pendingUrgent = false
+    /// The commits handed out by `endTurn`, counted; the last one is `committing` or durable.
+    private var sequence = 0
+    /// The commit under way, if any.
+    private var committing: Int?
     /// When the last commit was made (or the dispatcher started), monotonic milliseconds.
     private var lastCommit: Int64?
     /// Why the groups could not be read back after a failed commit; nil when they are in memory.
@@ -238,19 +250,61 @@ public final class GroupDispatcher {
     // MARK: Turns
 
     /// The earliest monotonic time at which a turn has something to do: a delivery or a
-    /// member to expire, or a checkpoint to commit.
+    /// member to expire, or a checkpoint to commit (none while a commit is under way: its
+    /// outcome ends the wait).
     public func nextDeadline() -> Int64? {
         var deadline = groups.values.compactMap { $0.nextDeadline() }.min()
-        if !pendingChanges.isEmpty, let lastCommit {
+        if !pendingChanges.isEmpty, committing == nil, let lastCommit {
             deadline = min(deadline ?? .max, lastCommit + Self.lazyCommitMilliseconds)
         }
         return deadline
     }
 
-    /// Ends a turn: expires what is due, hands out deliveries and commits what the turn
-    /// recorded (a checkpoint moved only by the log may wait). The deliveries returned may
-    /// be sent, and the turn's replies given, once this returns.
+    /// Ends a turn: expires what is due, commits what the turn recorded on the store (a
+    /// checkpoint moved only by the log may wait) and hands out deliveries. The deliveries
+    /// returned may be sent, and the turn's replies given, once this returns.
     public func finishTurn(now: Int64) throws(GroupStoreError) -> [GroupDelivery] {
+        if let commit = try prepareTurn(now: now) {
+            do {
+                try store.commit(commit.changes)
+            } catch {
+                try commitFailed(error, now: now)
+            }
+            committed(commit)
+        }
+        return takeDeliveries(now: now)
+    }
+
+    /// Ends a turn without writing: expires what is due and hands out deliveries of the
+    /// streams that wait for no commit, and, when a commit is due and none is under way, the
+    /// changes to commit (one commit at a time: report its outcome before the next). The
+    /// deliveries may be sent at once; the turn's replies once `repliesWaitFor` is durable.
+    public func endTurn(now: Int64) throws(GroupStoreError) -> GroupTurn {
+        let commit = try prepareTurn(now: now)
+        let waitFor = pendingUrgent ? sequence + 1 : committing ?? sequence
+        return GroupTurn(deliveries: takeDeliveries(now: now), commit: commit, repliesWaitFor: waitFor)
+    }
+
+    /// `commit` is durable: the streams that waited for it deliver again.
+    public func committed(_ commit: GroupCommit) {
+        guard committing == commit.sequence else { return }
+        committing = nil
+        commits += 1
+        for name in groupNames { groups[name]?.commitDurable() }
+    }
+
+    /// The commit under way failed: nothing of it was written. The groups are read back from
+    /// the store (what was not committed is forgotten, members stay) and `error` is thrown,
+    /// for the caller to refuse the replies that waited and to read the log again from each
+    /// group's checkpoint.
+    public func commitFailed(_ error: GroupStoreError, now: Int64) throws(GroupStoreError) {
+        committing = nil
+        try recover(from: error, now: now)
+    }
+
+    /// The commit due at this turn, if any, with the changes it carries sealed; first, reads
+    /// the groups back if they could not be, and expires what is due.
+    private func prepareTurn(now: Int64) throws(GroupStoreError) -> GroupCommit? {
         if let unreadable {
             do {
                 try load()
@@ -262,29 +316,34 @@ public final class GroupDispatcher {
             membersToRestore = [:]
         }
         if lastCommit == nil { lastCommit = now }
-        for name in groupNames { groups[name]?.tick(now: now) }
-        var deliveries: [GroupDelivery] = []
-        var urgent = !pendingChanges.created.isEmpty || !pendingChanges.deleted.isEmpty
+        pendingUrgent = pendingUrgent || !pendingChanges.created.isEmpty || !pendingChanges.deleted.isEmpty
         for name in groupNames {
-            deliveries += groups[name]?.takeDeliveries(now: now) ?? []
+            groups[name]?.tick(now: now)
             guard let progress = groups[name]?.takeChanges(), !progress.isEmpty || progress.isUrgent else {
                 continue
             }
-            urgent = urgent || progress.isUrgent
+            pendingUrgent = pendingUrgent || progress.isUrgent
             pendingChanges.groups[name, default: GroupChanges.Progress()].merge(progress)
         }
-        let due = urgent || now - (lastCommit ?? now) >= Self.lazyCommitMilliseconds
-        guard due else { return deliveries }
+        let due = pendingUrgent || now - (lastCommit ?? now) >= Self.lazyCommitMilliseconds
+        guard due, committing == nil else { return nil }
         let changes = pendingChanges
         pendingChanges = GroupChanges()
+        pendingUrgent = false
         lastCommit = now
-        guard !changes.isEmpty else { return deliveries }
-        do {
-            try store.commit(changes)
-            commits += 1
-        } catch {
-            try recover(from: error, now: now)
+        for name in groupNames { groups[name]?.sealCommit() }
+        guard !changes.isEmpty else {
+            for name in groupNames { groups[name]?.commitDurable() }
+            return nil
         }
+        sequence += 1
+        committing = sequence
+        return GroupCommit(sequence: sequence, changes: changes)
+    }
+
+    private func takeDeliveries(now: Int64) -> [GroupDelivery] {
+        var deliveries: [GroupDelivery] = []
+        for name in groupNames { deliveries += groups[name]?.takeDeliveries(now: now) ?? [] }
         return deliveries
     }
 
@@ -293,6 +352,7 @@ public final class GroupDispatcher {
     private func recover(from error: GroupStoreError, now: Int64) throws(GroupStoreError) {
         let members = groups.mapValues { $0.memberLimits }
         pendingChanges = GroupChanges()
+        pendingUrgent = false
         do {
             try load()
         } catch {
@@ -352,6 +412,23 @@ public final class GroupDispatcher {
             .notFound, "no parked event at position \(position) in \(name)",
             details: [("group", .string(name.rawValue)), ("position", .int(Int(position)))])
     }
+}
+
+/// The groups' changes of one or more turns, to write in one transaction (`GroupStore.commit`)
+/// while turns go on: `sequence` counts the dispatcher's commits.
+public struct GroupCommit: Sendable, Equatable {
+    public let sequence: Int
+    public let changes: GroupChanges
+}
+
+/// How a turn ended (`GroupDispatcher.endTurn`): deliveries to send now, the commit to start
+/// (if one is due and none is under way), and the commit the turn's replies wait for: they
+/// go once every commit up to `repliesWaitFor` is durable (at once when it is none under way
+/// or to come).
+public struct GroupTurn: Sendable, Equatable {
+    public let deliveries: [GroupDelivery]
+    public let commit: GroupCommit?
+    public let repliesWaitFor: Int
 }
 
 /// A read of the log a group needs to refill the lanes of `streams`: its categories' events

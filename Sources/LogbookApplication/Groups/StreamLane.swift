@@ -22,6 +22,36 @@ struct StreamLane {
     /// Whether the lane holds nothing and knows of nothing more in the log.
     var isEmpty: Bool { queue.isEmpty && spilledAfter == nil }
 
+    /// What `take` did: whether the lane was empty before, whether its head became ready,
+    /// whether the event is held in memory (else it is left in the log), and whether it is
+    /// the head.
+    struct Taken {
+        var wasEmpty: Bool
+        var becameReady: Bool
+        var inMemory: Bool
+        var isHead: Bool
+    }
+
+    /// Takes the stream's next event from the log: into the queue while it holds fewer than
+    /// `memoryLimit`, nothing is left in the log and the head is not parked; else it is left
+    /// in the log (`spilledAfter`).
+    mutating func take(_ event: PendingEvent, memoryLimit: Int) -> Taken {
+        let wasEmpty = isEmpty
+        let wasReady = isReady
+        lastPosition = event.position
+        let inMemory = spilledAfter == nil && queue.count < memoryLimit && head?.parked != true
+        if inMemory {
+            queue.append(event)
+        } else {
+            if spilledAfter == nil { spilledAfter = queue.last?.position ?? event.position - 1 }
+            spilled += 1
+        }
+        return Taken(
+            wasEmpty: wasEmpty, becameReady: !wasReady && isReady, inMemory: inMemory,
+            isHead: inMemory && queue.count == 1
+        )
+    }
+
     /// The smallest position of the stream that may not be done: the head, or when the queue
     /// ran dry, the first position after what was read (nil for an empty lane).
     var lowMark: Int64? { queue.first?.position ?? spilledAfter.map { $0 + 1 } }

@@ -5,14 +5,18 @@ import LogbookJSON
 import LogbookWire
 import LogbookZMQ
 
-/// The groups process's one thread: the groups ROUTER, per group a follower of the log, and
-/// one more `ReadLog` channel for the streams a group reads again. Each turn it reads
-/// members' and admins' requests, takes the log's next events for every group that has room
-/// (`GroupDispatcher.wantsEvents`), reads again the streams whose lanes ran dry, then has the
-/// dispatcher commit what the turn recorded; only then do the turn's replies and deliveries
-/// go out, so an acknowledgement is confirmed, and a failure counted, only once it is
-/// durable. When the commit fails, the turn's requests are answered `unavailable`, nothing
-/// is delivered, and every group reads the log again from its checkpoint.
+/// The groups process's serving thread: the groups ROUTER, per group a follower of the log,
+/// and one more `ReadLog` channel for the streams a group reads again; its commits go to a
+/// `GroupCommitThread`, which owns no socket. Each turn it takes the outcome of the commit
+/// under way if it finished, reads members' and admins' requests, takes the log's next
+/// events for every group that has room (`GroupDispatcher.wantsEvents`), reads again the
+/// streams whose lanes ran dry, then ends the turn (`GroupDispatcher.endTurn`): the
+/// deliveries it returns go out at once (a stream whose last change is not durable yet
+/// delivers nothing), the commit it returns goes to the commit thread while the next turns
+/// go on, and the turn's replies wait until the commit they depend on is durable, so an
+/// acknowledgement is confirmed, and a failure counted, only once it is durable. When a
+/// commit fails, every reply waiting is answered `unavailable`, and every group reads the
+/// log again from its checkpoint.
 ///
 /// With CURVE on, members need `reader` (or `admin`) and group management and `Status`
 /// need `admin` (`RequestGuard`).
@@ -34,6 +38,14 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     let uptime: Uptime
     let idleCatchUpMilliseconds: Int
     private var outbox = ReplyOutbox()
+    /// Writes the dispatcher's commits, one at a time.
+    private let committer: GroupCommitThread
+    /// Whether a commit was handed to `committer` and its outcome not yet taken.
+    private var commitUnderWay = false
+    /// The last commit whose outcome was taken (durable, or failed and refused).
+    private var settledCommit = 0
+    /// Replies that wait for a commit to be durable, in the order they were made.
+    private var heldReplies: [HeldReply] = []
     /// After a failed read for refills, the next one is no sooner than this.
     private var refillRetryAt: Int64 = 0
     /// The dispatcher's `loads` the followers were last set for.
@@ -51,7 +63,8 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     init(
         router: consuming ZMQSocket, context: ZMQContext, endpoints: ServiceEndpoints, clientKeys: CurveClientKeys?,
         dispatcher: GroupDispatcher, security: ServerSecurity?, heartbeat: Heartbeat, stop: StopRequest,
-        diagnostics: Diagnostics, metrics: GroupsMetrics, clock: any Clock, idleCatchUpMilliseconds: Int
+        diagnostics: Diagnostics, metrics: GroupsMetrics, clock: any Clock, idleCatchUpMilliseconds: Int,
+        openStore: @escaping @Sendable () throws(GroupStoreError) -> any GroupStore, commitHeartbeat: Heartbeat
     ) throws(ZMQError) {
         let reader = try LogReadChannel(
             context, endpoint: endpoints.log, timeoutMilliseconds: Self.logTimeoutMilliseconds, security: clientKeys)
@@ -64,6 +77,8 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                     pageSize: dispatcher.window),
                 now: MonotonicClock.milliseconds())
         }
+        // Last of what throws, so the thread never outlives a loop that was not made.
+        let committer = try GroupCommitThread(openStore: openStore, heartbeat: commitHeartbeat)
         self.router = router
         self.context = context
         self.endpoints = endpoints
@@ -80,21 +95,24 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         uptime = Uptime(clock)
         self.idleCatchUpMilliseconds = idleCatchUpMilliseconds
         followersLoad = dispatcher.loads
+        self.committer = committer
     }
 
     mutating func run() {
+        defer { committer.stop() }
         while true {
             do {
                 let names = followers.keys.filter {
                     dispatcher.wantsEvents($0) && followers[$0]?.follower.needsCatchUp == false
                 }
-                var items = [router.readable, stop.readable]
+                var items = [router.readable, stop.readable, committer.finished.readable]
                 for name in names { if let box = followers[name] { items.append(box.follower.readable) } }
                 let ready = try ZMQPoll.wait(items, timeoutMilliseconds: heartbeat.pollTimeout(waitMilliseconds()))
                 heartbeat.beat()
                 try outbox.flush(on: router)
                 if stop.isRequested { return try finish() }
                 let now = MonotonicClock.milliseconds()
+                if let finished = committer.takeFinished() { try settle(finished, now: now) }
                 var replies: [(routed: RoutedRequest, id: String?, reply: JSONValue)] = []
                 var taken = 0
                 while taken < Self.requestsPerTurn, let message = try router.receiveMessage(wait: false) {
@@ -102,23 +120,35 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                     let routed = RoutedRequest(message)
                     if let answer = serve(routed, now: now) { replies.append((routed, answer.id, answer.reply)) }
                 }
-                let readable = Set(zip(names, ready.dropFirst(2)).filter(\.1).map(\.0))
+                let readable = Set(zip(names, ready.dropFirst(3)).filter(\.1).map(\.0))
                 takeEvents(readable: readable)
                 refillLanes()
-                let deliveries: [GroupDelivery]
+                var deliveries: [GroupDelivery] = []
+                var waitFor = settledCommit
                 do {
-                    deliveries = try dispatcher.finishTurn(now: now)
+                    let turn = try dispatcher.endTurn(now: now)
+                    deliveries = turn.deliveries
+                    waitFor = turn.repliesWaitFor
+                    if let commit = turn.commit {
+                        committer.submit(commit)
+                        commitUnderWay = true
+                    }
                 } catch {
                     diagnostics.error(
                         "groups: the group store failed; the turn's requests are refused", ["error": "\(error)"])
                     let refusal = ServiceError(.unavailable, "the group store is unavailable; try again")
                     replies = replies.map { ($0.routed, $0.id, WireEncoding.failure(id: $0.id, refusal)) }
-                    deliveries = []
                 }
                 if dispatcher.loads != followersLoad { resetFollowers() }
                 // Figures before replies: whoever reads a reply finds the metrics as new as it.
                 publishFigures()
-                for (routed, _, reply) in replies { try send(routed.reply(JSONWriter.bytes(reply))) }
+                for (routed, id, reply) in replies {
+                    if waitFor <= settledCommit {
+                        try send(routed.reply(JSONWriter.bytes(reply)))
+                    } else {
+                        heldReplies.append(HeldReply(waitFor: waitFor, routed: routed, id: id, reply: reply))
+                    }
+                }
                 // A delivery to a member whose connection is gone is never made: it is taken
                 // back without counting as an attempt (else a killed member would cost each
                 // event it held one attempt more: the one handed back to it, still taken for
@@ -138,6 +168,45 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                 diagnostics.error("groups loop: socket error", ["error": "\(error)"])
             }
         }
+    }
+
+    // MARK: Commits
+
+    /// A reply made at a turn whose changes (or an earlier turn's) are not durable yet.
+    private struct HeldReply {
+        let waitFor: Int
+        let routed: RoutedRequest
+        let id: String?
+        let reply: JSONValue
+    }
+
+    /// Takes a commit's outcome: once durable, the replies that waited for it go and the
+    /// streams it held deliver again; once failed, every reply waiting is refused, the
+    /// groups are read back from the store and every group reads the log again.
+    private mutating func settle(_ finished: GroupCommitThread.Finished, now: Int64) throws(ZMQError) {
+        commitUnderWay = false
+        settledCommit = finished.commit.sequence
+        guard let failure = finished.failure else {
+            dispatcher.committed(finished.commit)
+            let ready = heldReplies.prefix { $0.waitFor <= settledCommit }
+            heldReplies.removeFirst(ready.count)
+            for held in ready { try send(held.routed.reply(JSONWriter.bytes(held.reply))) }
+            return
+        }
+        diagnostics.error(
+            "groups: the group store failed; the requests waiting for it are refused", ["error": "\(failure)"])
+        do {
+            try dispatcher.commitFailed(failure, now: now)
+        } catch {
+            diagnostics.warning("groups: the groups read back from the store", ["error": "\(error)"])
+        }
+        let refusal = ServiceError(.unavailable, "the group store is unavailable; try again")
+        let refused = heldReplies
+        heldReplies = []
+        for held in refused {
+            try send(held.routed.reply(JSONWriter.bytes(WireEncoding.failure(id: held.id, refusal))))
+        }
+        if dispatcher.loads != followersLoad { resetFollowers() }
     }
 
     /// How long the poll may wait: until the next deadline, a group's idle read, or a retry;
@@ -187,10 +256,17 @@ struct GroupsLoop: ServingLoop, ~Copyable {
             }
             guard box.retryAt <= now else { continue }
             do {
-                let batch = try box.follower.next()
+                let batch: (events: [PendingEvent], through: Int64)
+                if let (page, through) = try box.follower.nextLogPage() {
+                    batch = (pendingEvents(page), through)
+                    box.follower.recycle(page)
+                } else {
+                    let next = try box.follower.next()
+                    batch = (pendingEvents(next.events), next.through)
+                }
                 box.lastHeard = now
                 do {
-                    try dispatcher.offer(pendingEvents(batch.events), through: batch.through, to: name)
+                    try dispatcher.offer(batch.events, through: batch.through, to: name)
                 } catch {
                     // The outcomes could not be read: nothing was taken; read the log again.
                     box.follower.reset(cursor: dispatcher.frontier(of: name) ?? 0)
@@ -205,6 +281,25 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                 diagnostics.warning("groups: cannot read the log", ["group": name.rawValue, "error": "\(error)"])
             }
         }
+    }
+
+    /// A page of the log as a group holds its events: a page kept as the bytes it came in
+    /// gives each envelope as those bytes, without decoding it and writing it again.
+    private func pendingEvents(_ page: FetchedLogPage) -> [PendingEvent] {
+        guard let encoded = page.encoded else { return pendingEvents(page.recordedEvents() ?? []) }
+        var events: [PendingEvent] = []
+        events.reserveCapacity(encoded.count)
+        for event in encoded.events {
+            if let envelope = encoded.envelope(of: event) {
+                events.append(PendingEvent(position: event.position, stream: envelope.stream, payload: envelope.bytes))
+            } else if let recorded = encoded.recordedEvent(event) {
+                events += pendingEvents([recorded])
+            } else {
+                diagnostics.error(
+                    "groups: an event of the log cannot be read as an envelope", ["position": "\(event.position)"])
+            }
+        }
+        return events
     }
 
     /// The events as a group holds them, each with the envelope a member receives.
@@ -408,8 +503,33 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         try outbox.send(frames, on: router, reportingDropOf: "groups reply", to: diagnostics)
     }
 
-    /// A clean stop: hands on the replies still waiting, then closes with a linger.
+    /// A clean stop: lets the commit under way finish, and one more for the replies that
+    /// waited behind it (those still waiting then are refused), hands on the replies still
+    /// waiting, then closes with a linger.
     private mutating func finish() throws(ZMQError) {
+        for _ in 0..<2 where commitUnderWay || !heldReplies.isEmpty {
+            let now = MonotonicClock.milliseconds()
+            if commitUnderWay {
+                guard let finished = committer.waitForFinished(milliseconds: StopRequest.drainMilliseconds) else {
+                    break
+                }
+                try settle(finished, now: now)
+            }
+            guard !heldReplies.isEmpty else { continue }
+            do {
+                if let commit = try dispatcher.endTurn(now: now).commit {
+                    committer.submit(commit)
+                    commitUnderWay = true
+                }
+            } catch {
+                diagnostics.error("groups: the group store failed while stopping", ["error": "\(error)"])
+            }
+        }
+        let refusal = ServiceError(.unavailable, "the groups process is stopping; try again")
+        for held in heldReplies {
+            try send(held.routed.reply(JSONWriter.bytes(WireEncoding.failure(id: held.id, refusal))))
+        }
+        heldReplies = []
         try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
         try router.set(.linger, Int32(StopRequest.drainMilliseconds))
         diagnostics.info("groups loop stopped", ["groups": "\(dispatcher.names.count)"])

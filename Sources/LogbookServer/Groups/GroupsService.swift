@@ -5,7 +5,8 @@ public import LogbookZMQ
 
 /// The groups process (`logbook run groups`): one thread serving every consumer group on
 /// the groups ROUTER, following the log (feed and `ReadLog`, as a query process does) for
-/// each group, and keeping the groups' progress in a `GroupStore` opened on that thread.
+/// each group and reading the groups' progress from a `GroupStore` opened on that thread,
+/// and a commit thread writing that progress through a connection of its own.
 /// `start()` returns once the socket is bound and the store is open and read, or throws why
 /// not; `stop()` lets the loop hand on its last replies, then ends the threads.
 ///
@@ -73,7 +74,8 @@ public final class GroupsService: Sendable {
                     router: router, context: context, endpoints: endpoints, clientKeys: clientKeys,
                     dispatcher: dispatcher, security: security, heartbeat: supervision.heartbeat(for: "groups"),
                     stop: stopRequest, diagnostics: diagnostics, metrics: metrics, clock: clock,
-                    idleCatchUpMilliseconds: idleCatchUpMilliseconds)
+                    idleCatchUpMilliseconds: idleCatchUpMilliseconds, openStore: openStore,
+                    commitHeartbeat: supervision.heartbeat(for: "groups commits"))
             }
         }
         do {

@@ -100,6 +100,26 @@ public struct EncodedLogPage: EventBatch {
         }
     }
 
+    /// The event's stream name, and its envelope as it lies in the page: `EnvelopeWriter`'s
+    /// layout, the bytes `EnvelopeWriter.bytes` writes of `recordedEvent(_:)`, copied without
+    /// decoding the event. Nil when the bytes do not hold them where `event` says.
+    public func envelope(of event: Event) -> (stream: String, bytes: [UInt8])? {
+        bytes.withUnsafeBufferPointer { bytes in
+            let start = Int(event.eventId) - Self.envelopeOpening.count
+            guard start >= 0, let stream = JSONCanonicalForm.string(in: bytes, from: Int(event.stream.lowerBound - 1)),
+                let causationEnd = JSONCanonicalForm.stringEnd(in: bytes, from: Int(event.causationId)),
+                let timeEnd = JSONCanonicalForm.stringEnd(
+                    in: bytes, from: causationEnd + Self.recordedAtOpening.count),
+                timeEnd < bytes.count, bytes[timeEnd] == UInt8(ascii: "}")
+            else { return nil }
+            return (stream.text, Array(bytes[start...timeEnd]))
+        }
+    }
+
+    /// What an envelope holds before its event id, and between its causation id and its time.
+    private static let envelopeOpening = Array(#"{"eventId":"#.utf8)
+    private static let recordedAtOpening = Array(#"},"recordedAt":"#.utf8)
+
     /// Every event, decoded; nil when one of them cannot be.
     public func recordedEvents() -> [RecordedEvent]? {
         var decoded: [RecordedEvent] = []

@@ -16,6 +16,11 @@ struct ConsumerGroupTests {
         #expect(group.takeDeliveries(now: 0).isEmpty)
         let firstAck = group.ack([1], from: ann, now: 1)
         #expect(firstAck == AckOutcome(acked: [1], stale: []))
+        // 3 waits until the ack of 1 is durable.
+        #expect(group.takeDeliveries(now: 1).isEmpty)
+        group.sealCommit()
+        #expect(group.takeDeliveries(now: 1).isEmpty)
+        group.commitDurable()
         #expect(group.takeDeliveries(now: 1).map(\.position) == [3])
     }
 
@@ -60,6 +65,7 @@ struct ConsumerGroupTests {
         #expect(group.takeDeliveries(now: 999).isEmpty)
         group.heard(from: ann, now: 1_000)
         group.tick(now: 1_000)
+        group.commitWhatWasRecorded()
         let again = group.takeDeliveries(now: 1_000)
         #expect(again.map(\.position) == [1])
         #expect(again.map(\.attempt) == [2])
@@ -78,6 +84,7 @@ struct ConsumerGroupTests {
         let nacked = group.nack(1, from: ann, reason: "poison", now: 0)
         #expect(nacked)
         _ = group.ack([2], from: ann, now: 0)
+        group.commitWhatWasRecorded()
         #expect(group.takeDeliveries(now: 0).map { [$0.position, Int64($0.attempt)] } == [[1, 2], [4, 1]])
         let nackedAgain = group.nack(1, from: ann, reason: "poison", now: 0)
         #expect(nackedAgain)
@@ -101,6 +108,7 @@ struct ConsumerGroupTests {
         let retried = group.retry(1)
         #expect(retried)
         #expect(group.parked.isEmpty)
+        group.commitWhatWasRecorded()
         #expect(group.takeDeliveries(now: 0).map(\.attempt) == [1])
         _ = group.nack(1, from: ann, reason: "poison", now: 0)
         let skipped = group.skip(1)
@@ -110,6 +118,7 @@ struct ConsumerGroupTests {
         #expect(group.takeDeliveries(now: 0).isEmpty)
         #expect(group.refillNeeded(for: "user-a")?.after == 1)
         group.refill("user-a", with: [event(2, "user-a")], readThrough: 2)
+        group.commitWhatWasRecorded()
         #expect(group.takeDeliveries(now: 0).map(\.position) == [2])
     }
 
@@ -121,6 +130,7 @@ struct ConsumerGroupTests {
         group.join(bob, now: 4_000)
         group.tick(now: 5_000)
         #expect(!group.isMember(ann))
+        group.commitWhatWasRecorded()
         let again = group.takeDeliveries(now: 5_000)
         #expect(again.map(\.member) == [bob])
         #expect(again.map(\.attempt) == [2])
@@ -136,6 +146,7 @@ struct ConsumerGroupTests {
         group.join(bob, now: 0)
         // Ann is gone but not yet taken for gone: her expired delivery is handed back to her.
         group.tick(now: 1_000)
+        group.commitWhatWasRecorded()
         let handedBack = group.takeDeliveries(now: 1_000)
         #expect(handedBack.map(\.member) == [ann])
         #expect(handedBack.map(\.attempt) == [2])
@@ -144,6 +155,7 @@ struct ConsumerGroupTests {
         #expect(takenBack)
         group.leave(ann, reason: "the member's connection is gone")
         #expect(group.parkedCount == 0)
+        group.commitWhatWasRecorded()
         let again = group.takeDeliveries(now: 1_000)
         #expect(again.map(\.member) == [bob])
         #expect(again.map(\.attempt) == [2])
@@ -166,6 +178,7 @@ struct ConsumerGroupTests {
         for round in 0..<5 {
             let position = Int64(4 + round)
             group.offer([event(position, "user-a")], through: position)
+            group.commitWhatWasRecorded()
             let next = group.takeDeliveries(now: 0)
             #expect(next.map(\.member) == [holderOfA])
             _ = group.ack([position], from: holderOfA, now: 0)
@@ -230,6 +243,7 @@ struct ConsumerGroupTests {
         #expect(needed?.after == 1)
         #expect(needed?.through == 40)
         #expect(group.record.checkpoint == 1)
+        group.commitWhatWasRecorded()
         var handled: [Int64] = []
         while handled.count < 38 {
             for stream in group.refillsNeeded {
@@ -241,6 +255,7 @@ struct ConsumerGroupTests {
             let deliveries = group.takeDeliveries(now: 0)
             handled += deliveries.map(\.position)
             _ = group.ack(deliveries.map(\.position), from: ann, now: 0)
+            group.commitWhatWasRecorded()
         }
         #expect(handled == [2] + (4...40).map { Int64($0) })
         #expect(group.pendingCount == 0)
@@ -265,6 +280,7 @@ struct ConsumerGroupTests {
             #expect(deliveries.count == 1)
             handled += deliveries.map(\.position)
             _ = group.ack(deliveries.map(\.position), from: ann, now: 0)
+            group.commitWhatWasRecorded()
             #expect(group.record.checkpoint == handled.last)
         }
         #expect(handled == (1...count).map { Int64($0) })
@@ -333,7 +349,17 @@ struct ConsumerGroupTests {
     }
 
     // MARK: Helpers
+}
 
+extension ConsumerGroup {
+    /// What was recorded is durable, as if committed: the streams that waited for it go on.
+    mutating func commitWhatWasRecorded() {
+        sealCommit()
+        commitDurable()
+    }
+}
+
+extension ConsumerGroupTests {
     func makeGroup(
         maxDeliver: Int = 5, maxInFlight: Int = 64, ackWait: Int = 30_000, window: Int = 512,
         memberTimeout: Int64 = 5_000

@@ -234,6 +234,73 @@ struct GroupDispatcherTests {
         #expect(throws: ServiceError.self) { try dispatcher.create(record()) }
     }
 
+    @Test func aStreamWaitsForItsAckToBeDurableWhileTheOthersGoOn() throws {
+        let store = ScriptedGroupStore()
+        let dispatcher = try GroupDispatcher(store: store)
+        try dispatcher.create(record())
+        let creation = try #require(try dispatcher.endTurn(now: 0).commit)
+        try store.commit(creation.changes)
+        dispatcher.committed(creation)
+        try dispatcher.offer([event(1, "user-a"), event(2, "user-a"), event(3, "user-b")], through: 3, to: mailer)
+        try dispatcher.join(mailer, member: ann, now: 0, maxInFlight: 1)
+        #expect(try dispatcher.endTurn(now: 0).deliveries.map(\.position) == [1])
+
+        _ = try dispatcher.ack([1], in: mailer, from: ann, now: 1)
+        var turn = try dispatcher.endTurn(now: 1)
+        let commit = try #require(turn.commit)
+        #expect(commit.changes.groups[mailer]?.checkpoint == 1)
+        #expect(turn.repliesWaitFor == commit.sequence)
+        // 2 waits for the ack of 1 to be durable; 3, of another stream, goes at once.
+        #expect(turn.deliveries.map(\.position) == [3])
+
+        // The commit is still under way: 2 still waits, and so do the next turn's replies,
+        // for the commit after it.
+        _ = try dispatcher.ack([3], in: mailer, from: ann, now: 2)
+        turn = try dispatcher.endTurn(now: 2)
+        #expect(turn.commit == nil)
+        #expect(turn.deliveries.isEmpty)
+        #expect(turn.repliesWaitFor == commit.sequence + 1)
+        #expect(store.commits == 1)
+
+        try store.commit(commit.changes)
+        dispatcher.committed(commit)
+        turn = try dispatcher.endTurn(now: 3)
+        #expect(turn.deliveries.map(\.position) == [2])
+        let next = try #require(turn.commit)
+        #expect(next.sequence == commit.sequence + 1)
+        #expect(next.changes.groups[mailer]?.checkpoint == nil)
+        #expect(next.changes.groups[mailer]?.outcomes == [3: .done(3)])
+    }
+
+    @Test func aFailedCommitUnderWayForgetsWhatWaitedBehindItAndDeliversAgain() throws {
+        let store = ScriptedGroupStore()
+        let dispatcher = try GroupDispatcher(store: store)
+        try dispatcher.create(record())
+        let creation = try #require(try dispatcher.endTurn(now: 0).commit)
+        try store.commit(creation.changes)
+        dispatcher.committed(creation)
+        try dispatcher.offer([event(1, "user-a"), event(2, "user-b")], through: 2, to: mailer)
+        try dispatcher.join(mailer, member: ann, now: 0)
+        #expect(try dispatcher.endTurn(now: 0).deliveries.map(\.position) == [1, 2])
+        _ = try dispatcher.ack([1], in: mailer, from: ann, now: 1)
+        let commit = try #require(try dispatcher.endTurn(now: 1).commit)
+        _ = try dispatcher.ack([2], in: mailer, from: ann, now: 2)
+        #expect(try dispatcher.endTurn(now: 2).commit == nil)
+
+        #expect(throws: GroupStoreError.unavailable("the disk is away")) {
+            try dispatcher.commitFailed(.unavailable("the disk is away"), now: 3)
+        }
+        // Neither ack is durable: the group reads the log again from its checkpoint, with
+        // its member, and delivers both again.
+        #expect(dispatcher.frontier(of: mailer) == 0)
+        try dispatcher.offer([event(1, "user-a"), event(2, "user-b")], through: 2, to: mailer)
+        let again = try dispatcher.endTurn(now: 3)
+        #expect(again.deliveries.map(\.position) == [1, 2])
+        #expect(again.commit == nil)
+        #expect(commit.sequence == 2)
+        #expect(try store.outcomes(of: mailer).isEmpty)
+    }
+
     // MARK: Helpers
 
     func record(checkpoint: Int64 = 0) -> GroupRecord {
