@@ -90,7 +90,11 @@ public final class GroupDispatcher {
                 .alreadyExists, "a group named \(name) exists already", details: [("group", .string(name.rawValue))])
         }
         pendingChanges.created.append(record)
-        groups[name] = ConsumerGroup(record, window: window, memberTimeoutMilliseconds: memberTimeoutMilliseconds)
+        var group = ConsumerGroup(record, window: window, memberTimeoutMilliseconds: memberTimeoutMilliseconds)
+        // A new group has no outcomes; the store may still hold those of a group of the same
+        // name whose delete is not committed yet, which are not this group's.
+        group.loadOutcomes([], complete: true)
+        groups[name] = group
     }
 
     /// Deletes a group and its progress; its members are forgotten.
@@ -328,11 +332,14 @@ public final class GroupDispatcher {
         let due = pendingUrgent || now - (lastCommit ?? now) >= Self.lazyCommitMilliseconds
         guard due, committing == nil else { return nil }
         let changes = pendingChanges
+        // Replies were told to wait for the next commit: it comes, though what it was to carry
+        // may have been withdrawn meanwhile (a group created, then deleted).
+        let promised = pendingUrgent
         pendingChanges = GroupChanges()
         pendingUrgent = false
         lastCommit = now
         for name in groupNames { groups[name]?.sealCommit() }
-        guard !changes.isEmpty else {
+        guard !changes.isEmpty || promised else {
             for name in groupNames { groups[name]?.commitDurable() }
             return nil
         }

@@ -188,25 +188,35 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         settledCommit = finished.commit.sequence
         guard let failure = finished.failure else {
             dispatcher.committed(finished.commit)
-            let ready = heldReplies.prefix { $0.waitFor <= settledCommit }
-            heldReplies.removeFirst(ready.count)
-            for held in ready { try send(held.routed.reply(JSONWriter.bytes(held.reply))) }
+            try releaseHeldReplies(through: settledCommit)
             return
         }
         diagnostics.error(
             "groups: the group store failed; the requests waiting for it are refused", ["error": "\(failure)"])
         do {
             try dispatcher.commitFailed(failure, now: now)
+        } catch let error where error == failure {
+            // The groups were read back from the store; `commitFailed` throws the commit's failure.
         } catch {
-            diagnostics.warning("groups: the groups read back from the store", ["error": "\(error)"])
+            diagnostics.error(
+                "groups: the groups could not be read back from the store; requests are refused until they can",
+                ["error": "\(error)"])
         }
+        // First, so that no later turn takes the log's events past the checkpoints read back.
+        if dispatcher.loads != followersLoad { resetFollowers() }
         let refusal = ServiceError(.unavailable, "the group store is unavailable; try again")
         let refused = heldReplies
         heldReplies = []
         for held in refused {
             try send(held.routed.reply(JSONWriter.bytes(WireEncoding.failure(id: held.id, refusal))))
         }
-        if dispatcher.loads != followersLoad { resetFollowers() }
+    }
+
+    /// Sends the held replies that wait for no commit after `sequence`, in the order they were made.
+    private mutating func releaseHeldReplies(through sequence: Int) throws(ZMQError) {
+        let ready = heldReplies.prefix { $0.waitFor <= sequence }
+        heldReplies.removeFirst(ready.count)
+        for held in ready { try send(held.routed.reply(JSONWriter.bytes(held.reply))) }
     }
 
     /// How long the poll may wait: until the next deadline, a group's idle read, or a retry;

@@ -191,9 +191,11 @@ struct GroupDispatcherTests {
 
     @Test func outcomesThatCannotBeReadTakeNothingFromTheLog() throws {
         let store = ScriptedGroupStore()
+        let creator = try GroupDispatcher(store: store)
+        try creator.create(record())
+        _ = try creator.finishTurn(now: 0)
+        // A group read from the store reads its outcomes there (a group just created has none).
         let dispatcher = try GroupDispatcher(store: store)
-        try dispatcher.create(record())
-        _ = try dispatcher.finishTurn(now: 0)
         store.failReads = true
         #expect(throws: GroupStoreError.unavailable("the disk is away")) {
             try dispatcher.offer([event(1, "user-a")], through: 1, to: mailer)
@@ -232,6 +234,59 @@ struct GroupDispatcherTests {
         #expect(try store.groups().map(\.checkpoint) == [1])
         #expect(try store.outcomes(of: mailer).isEmpty)
         #expect(throws: ServiceError.self) { try dispatcher.create(record()) }
+    }
+
+    @Test func aGroupCreatedAgainWhileItsDeleteIsUnderWayTakesNoneOfTheOldGroupsOutcomes() throws {
+        let store = ScriptedGroupStore()
+        let dispatcher = try GroupDispatcher(store: store)
+        try dispatcher.create(record())
+        let creation = try #require(try dispatcher.endTurn(now: 0).commit)
+        try store.commit(creation.changes)
+        dispatcher.committed(creation)
+        try dispatcher.offer([event(1, "user-a"), event(2, "user-b")], through: 2, to: mailer)
+        try dispatcher.join(mailer, member: ann, now: 0)
+        #expect(try dispatcher.endTurn(now: 0).deliveries.map(\.position) == [1, 2])
+        _ = try dispatcher.ack([2], in: mailer, from: ann, now: 1)
+        let acked = try #require(try dispatcher.endTurn(now: 1).commit)
+        try store.commit(acked.changes)
+        dispatcher.committed(acked)
+        #expect(try store.outcomes(of: mailer).count == 1)
+
+        // The delete is under way, not durable, when a group of the same name is created and
+        // takes the log from its start: the store still holds the old group's outcome of 2.
+        try dispatcher.delete(mailer)
+        let deletion = try #require(try dispatcher.endTurn(now: 2).commit)
+        try dispatcher.create(record())
+        try dispatcher.offer([event(1, "user-a"), event(2, "user-b")], through: 2, to: mailer)
+        try store.commit(deletion.changes)
+        dispatcher.committed(deletion)
+        try dispatcher.join(mailer, member: ann, now: 3)
+        #expect(try dispatcher.endTurn(now: 3).deliveries.map(\.position) == [1, 2])
+    }
+
+    @Test func repliesToldToWaitForTheNextCommitGetOneThoughItsChangesWereWithdrawn() throws {
+        let store = ScriptedGroupStore()
+        let dispatcher = try GroupDispatcher(store: store)
+        try dispatcher.create(record())
+        let creation = try #require(try dispatcher.endTurn(now: 0).commit)
+        // While that commit is under way, a group is created, and deleted at a later turn: the
+        // replies of both turns wait for the commit after it, which has nothing left to write.
+        let pager = GroupRecord(
+            name: GroupName(stored: "pager"), categories: ["user"],
+            settings: GroupSettings(checked: 30_000, maxDeliver: 5, maxInFlight: 64), createdAt: 0, checkpoint: 0)
+        try dispatcher.create(pager)
+        let created = try dispatcher.endTurn(now: 1)
+        #expect(created.commit == nil && created.repliesWaitFor == creation.sequence + 1)
+        try dispatcher.delete(pager.name)
+        #expect(try dispatcher.endTurn(now: 2).repliesWaitFor == creation.sequence + 1)
+
+        try store.commit(creation.changes)
+        dispatcher.committed(creation)
+        let next = try #require(try dispatcher.endTurn(now: 3).commit)
+        #expect(next.sequence == creation.sequence + 1 && next.changes.isEmpty)
+        dispatcher.committed(next)
+        #expect(try dispatcher.endTurn(now: 4).commit == nil)
+        #expect(try store.groups().map(\.name) == [mailer])
     }
 
     @Test func aStreamWaitsForItsAckToBeDurableWhileTheOthersGoOn() throws {
