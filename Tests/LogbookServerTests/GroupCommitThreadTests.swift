@@ -11,25 +11,17 @@ import Testing
 /// carries is confirmed only once it is durable.
 @Suite("Groups commit thread")
 struct GroupCommitThreadTests {
-    /// The rig's endpoints with a groups socket beside them, and a groups process on them over `store`.
-    private static func groupsService(_ rig: ServiceRig, _ store: HeldCommitStore) throws
-        -> (service: GroupsService, endpoints: ServiceEndpoints)
-    {
+    @Test func anAckIsConfirmedOnlyOnceDurableWhileAnotherStreamIsDelivered() throws {
+        let rig = try ServiceRig()
+        defer { rig.stop() }
         let endpoints = ServiceEndpoints(
             commands: rig.endpoints.commands, feed: rig.endpoints.feed, queries: rig.endpoints.queries,
             log: rig.endpoints.log, groups: "ipc://\(rig.directory.path)/groups")
+        let store = HeldCommitStore()
         let groups = try GroupsService(
             endpoints: endpoints, openStore: { () throws(GroupStoreError) -> any GroupStore in store },
             clock: StepClock(), diagnostics: Diagnostics(process: "test", threshold: .error, clock: StepClock()))
         try groups.start()
-        return (groups, endpoints)
-    }
-
-    @Test func anAckIsConfirmedOnlyOnceDurableWhileAnotherStreamIsDelivered() throws {
-        let rig = try ServiceRig()
-        defer { rig.stop() }
-        let store = HeldCommitStore()
-        let (groups, endpoints) = try Self.groupsService(rig, store)
         defer { groups.stop() }
         // Before the stop, should the test end while a commit is held.
         defer { store.release() }

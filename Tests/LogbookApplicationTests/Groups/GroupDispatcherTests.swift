@@ -237,19 +237,10 @@ struct GroupDispatcherTests {
     }
 
     @Test func aGroupCreatedAgainWhileItsDeleteIsUnderWayTakesNoneOfTheOldGroupsOutcomes() throws {
-        let store = ScriptedGroupStore()
-        let dispatcher = try GroupDispatcher(store: store)
-        try dispatcher.create(record())
-        let creation = try #require(try dispatcher.endTurn(now: 0).commit)
-        try store.commit(creation.changes)
-        dispatcher.committed(creation)
-        try dispatcher.offer([event(1, "user-a"), event(2, "user-b")], through: 2, to: mailer)
-        try dispatcher.join(mailer, member: ann, now: 0)
-        #expect(try dispatcher.endTurn(now: 0).deliveries.map(\.position) == [1, 2])
+        let (store, dispatcher) = try mailerHandingOutTwoEvents()
         _ = try dispatcher.ack([2], in: mailer, from: ann, now: 1)
         let acked = try #require(try dispatcher.endTurn(now: 1).commit)
-        try store.commit(acked.changes)
-        dispatcher.committed(acked)
+        try write(acked, to: store, of: dispatcher)
         #expect(try store.outcomes(of: mailer).count == 1)
 
         // The delete is under way, not durable, when a group of the same name is created and
@@ -258,8 +249,7 @@ struct GroupDispatcherTests {
         let deletion = try #require(try dispatcher.endTurn(now: 2).commit)
         try dispatcher.create(record())
         try dispatcher.offer([event(1, "user-a"), event(2, "user-b")], through: 2, to: mailer)
-        try store.commit(deletion.changes)
-        dispatcher.committed(deletion)
+        try write(deletion, to: store, of: dispatcher)
         try dispatcher.join(mailer, member: ann, now: 3)
         #expect(try dispatcher.endTurn(now: 3).deliveries.map(\.position) == [1, 2])
     }
@@ -280,8 +270,7 @@ struct GroupDispatcherTests {
         try dispatcher.delete(pager.name)
         #expect(try dispatcher.endTurn(now: 2).repliesWaitFor == creation.sequence + 1)
 
-        try store.commit(creation.changes)
-        dispatcher.committed(creation)
+        try write(creation, to: store, of: dispatcher)
         let next = try #require(try dispatcher.endTurn(now: 3).commit)
         #expect(next.sequence == creation.sequence + 1 && next.changes.isEmpty)
         dispatcher.committed(next)
@@ -293,9 +282,7 @@ struct GroupDispatcherTests {
         let store = ScriptedGroupStore()
         let dispatcher = try GroupDispatcher(store: store)
         try dispatcher.create(record())
-        let creation = try #require(try dispatcher.endTurn(now: 0).commit)
-        try store.commit(creation.changes)
-        dispatcher.committed(creation)
+        try write(try #require(try dispatcher.endTurn(now: 0).commit), to: store, of: dispatcher)
         try dispatcher.offer([event(1, "user-a"), event(2, "user-a"), event(3, "user-b")], through: 3, to: mailer)
         try dispatcher.join(mailer, member: ann, now: 0, maxInFlight: 1)
         #expect(try dispatcher.endTurn(now: 0).deliveries.map(\.position) == [1])
@@ -317,8 +304,7 @@ struct GroupDispatcherTests {
         #expect(turn.repliesWaitFor == commit.sequence + 1)
         #expect(store.commits == 1)
 
-        try store.commit(commit.changes)
-        dispatcher.committed(commit)
+        try write(commit, to: store, of: dispatcher)
         turn = try dispatcher.endTurn(now: 3)
         #expect(turn.deliveries.map(\.position) == [2])
         let next = try #require(turn.commit)
@@ -328,15 +314,7 @@ struct GroupDispatcherTests {
     }
 
     @Test func aFailedCommitUnderWayForgetsWhatWaitedBehindItAndDeliversAgain() throws {
-        let store = ScriptedGroupStore()
-        let dispatcher = try GroupDispatcher(store: store)
-        try dispatcher.create(record())
-        let creation = try #require(try dispatcher.endTurn(now: 0).commit)
-        try store.commit(creation.changes)
-        dispatcher.committed(creation)
-        try dispatcher.offer([event(1, "user-a"), event(2, "user-b")], through: 2, to: mailer)
-        try dispatcher.join(mailer, member: ann, now: 0)
-        #expect(try dispatcher.endTurn(now: 0).deliveries.map(\.position) == [1, 2])
+        let (store, dispatcher) = try mailerHandingOutTwoEvents()
         _ = try dispatcher.ack([1], in: mailer, from: ann, now: 1)
         let commit = try #require(try dispatcher.endTurn(now: 1).commit)
         _ = try dispatcher.ack([2], in: mailer, from: ann, now: 2)
@@ -357,6 +335,25 @@ struct GroupDispatcherTests {
     }
 
     // MARK: Helpers
+
+    /// Writes `commit` as the groups process's commit thread does, then tells `dispatcher` it is durable.
+    func write(_ commit: GroupCommit, to store: ScriptedGroupStore, of dispatcher: GroupDispatcher) throws {
+        try store.commit(commit.changes)
+        dispatcher.committed(commit)
+    }
+
+    /// A dispatcher whose group `mailer`, durable, has handed `ann` the events 1 (`user-a`) and
+    /// 2 (`user-b`), with its store.
+    func mailerHandingOutTwoEvents() throws -> (ScriptedGroupStore, GroupDispatcher) {
+        let store = ScriptedGroupStore()
+        let dispatcher = try GroupDispatcher(store: store)
+        try dispatcher.create(record())
+        try write(try #require(try dispatcher.endTurn(now: 0).commit), to: store, of: dispatcher)
+        try dispatcher.offer([event(1, "user-a"), event(2, "user-b")], through: 2, to: mailer)
+        try dispatcher.join(mailer, member: ann, now: 0)
+        #expect(try dispatcher.endTurn(now: 0).deliveries.map(\.position) == [1, 2])
+        return (store, dispatcher)
+    }
 
     func record(checkpoint: Int64 = 0) -> GroupRecord {
         GroupRecord(
