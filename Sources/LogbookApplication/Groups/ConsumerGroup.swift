@@ -17,10 +17,11 @@
 /// before that delivery. A stream whose last change (an acknowledgement, a failure, a retry
 /// or skip) is not durable yet delivers nothing: the caller seals the changes it takes into
 /// a commit (`sealCommit()`) and says when that commit is durable (`commitDurable()`), and
-/// only then do those streams go on; the other streams need not wait. Memory stays bounded: the group takes events from the log only
-/// while fewer than `window` of them wait in memory (parked ones aside), and a stream keeps
-/// at most `laneMemoryLimit` of its events in memory (only the parked one while parked): the
-/// rest stay in the log and are read again (`refillsNeeded`).
+/// only then do those streams go on; the other streams need not wait. Memory stays bounded:
+/// the group takes events from the log only while fewer than `window` of them wait in memory
+/// (parked ones aside), and a stream keeps at most `laneMemoryLimit` of its events in memory
+/// (only the parked one while parked): the rest stay in the log and are read again
+/// (`refillsNeeded`).
 public struct ConsumerGroup {
     /// Events of one stream held in memory at most; the rest wait in the log.
     public static let laneMemoryLimit = 256
