@@ -38,11 +38,18 @@ extension Substring {
 /// a time, which may change (Sendable on that promise): the one holding its slot's mutex
 /// (`PostgresConnectionSlot`), or the one it was lent to for an append sent ahead. Every
 /// statement is sent with text parameters and read back as text; a statement outside an
-/// explicit transaction is its own transaction, committed before the call returns.
+/// explicit transaction is its own transaction, committed before the call returns. A
+/// `PostgresStatement` is prepared once per connection and run by name after that.
 final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The warnings the server sent on this connection, counted by libpq's notice receiver.
     private let notices = NoticeCount()
+    /// The name each `PostgresStatement` prepared on this connection has there, by its text.
+    private var prepared: [String: String] = [:]
+    /// How many statements have been prepared on this connection, for the next one's name.
+    private var preparations = 0
+    /// The prepared statement `send` sent, until `answer` takes its answer.
+    private var sentStatement: PostgresStatement?
 
     /// How many warnings the server has sent on this connection so far. A statement that
     /// raises this warned while it ran: a commit whose wait for a synchronous standby was
@@ -55,6 +62,9 @@ final class PostgresConnection: @unchecked Sendable {
     /// fails within about 10 seconds instead of the kernel's many minutes: TCP keepalives probe
     /// an idle connection, and `tcp_user_timeout` bounds how long sent data may go
     /// unacknowledged. The client encoding is always UTF-8, so text goes in and out byte for byte.
+    /// The session never compiles a query with the server's JIT: Logbook's statements are
+    /// short, and a compile (milliseconds, when the planner's estimate passes `jit_above_cost`)
+    /// would cost more than the statement.
     init(connectionString: String) throws(PostgresError) {
         if let problem = Self.malformation(of: connectionString) {
             throw PostgresError(sqlState: nil, message: problem, connectionLost: false)
@@ -88,6 +98,7 @@ final class PostgresConnection: @unchecked Sendable {
                     Unmanaged<NoticeCount>.fromOpaque(context).takeUnretainedValue().warnings += 1
                 }
             }, Unmanaged.passUnretained(notices).toOpaque())
+        try execute("SET jit = off")
     }
 
     deinit {
@@ -161,6 +172,16 @@ final class PostgresConnection: @unchecked Sendable {
         return try check(result)
     }
 
+    /// Runs `statement` with text parameters and returns its rows, preparing it on this
+    /// connection the first time.
+    func query(_ statement: PostgresStatement, _ parameters: [String?] = []) throws(PostgresError) -> PostgresRows {
+        let name = try preparedName(of: statement, parameterCount: parameters.count)
+        let result = Self.withParameters(parameters) { values in
+            PQexecPrepared(handle, name, Int32(values.count), values.baseAddress, nil, nil, 0)
+        }
+        return try forgettingOnFailure(statement) { () throws(PostgresError) in try check(result) }
+    }
+
     /// Runs one statement like `query`, and asks the server to cancel it once `limit` has
     /// passed without an answer; then waits for the answer the cancel brings: an error, or,
     /// for a commit held waiting for a synchronous standby, success after a warning.
@@ -174,10 +195,46 @@ final class PostgresConnection: @unchecked Sendable {
     /// Sends one statement with text parameters without waiting for its answer, which
     /// `answer(cancellingAt:)` takes; no other statement may be sent on the connection until then.
     func send(_ sql: String, _ parameters: [String?]) throws(PostgresError) {
+        sentStatement = nil
         let sent = Self.withParameters(parameters) { values in
             PQsendQueryParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
         }
         if sent != 1 { _ = try check(nil) }
+    }
+
+    /// Sends `statement` like `send`, preparing it on this connection first (a round trip of
+    /// its own) the first time.
+    func send(_ statement: PostgresStatement, _ parameters: [String?]) throws(PostgresError) {
+        let name = try preparedName(of: statement, parameterCount: parameters.count)
+        let sent = Self.withParameters(parameters) { values in
+            PQsendQueryPrepared(handle, name, Int32(values.count), values.baseAddress, nil, nil, 0)
+        }
+        if sent != 1 { _ = try check(nil) }
+        sentStatement = statement
+    }
+
+    /// The name `statement` is prepared under on this connection; prepares it when it is not.
+    private func preparedName(of statement: PostgresStatement, parameterCount: Int) throws(PostgresError) -> String {
+        if let name = prepared[statement.sql] { return name }
+        preparations += 1
+        let name = "logbook_\(preparations)"
+        _ = try check(PQprepare(handle, name, statement.sql, Int32(parameterCount), nil))
+        prepared[statement.sql] = name
+        return name
+    }
+
+    /// `body`'s rows; when it fails because the prepared statement is gone (a session reset by
+    /// `DISCARD ALL`) or no longer fits (its result changed shape under a schema change),
+    /// the statement is forgotten so that its next call prepares it again under a new name.
+    private func forgettingOnFailure(
+        _ statement: PostgresStatement, _ body: () throws(PostgresError) -> PostgresRows
+    ) throws(PostgresError) -> PostgresRows {
+        do {
+            return try body()
+        } catch {
+            if error.sqlState == "26000" || error.sqlState == "0A000" { prepared[statement.sql] = nil }
+            throw error
+        }
     }
 
     /// The answer to the statement `send` sent: its rows, or its error. Asks the server to
@@ -190,7 +247,9 @@ final class PostgresConnection: @unchecked Sendable {
             if let earlier = last { PQclear(earlier) }
             last = result
         }
-        return try check(last)
+        guard let statement = sentStatement else { return try check(last) }
+        sentStatement = nil
+        return try forgettingOnFailure(statement) { () throws(PostgresError) in try check(last) }
     }
 
     /// Returns once the answer to the statement sent is in (or the connection failed, which

@@ -142,6 +142,10 @@ public final class PostgresEventStore: EventStore {
     /// True: `send` returns once the batch is on its way to the server.
     public var sendsAhead: Bool { true }
 
+    /// The call of `logbook_append` that appends a batch.
+    static let appendCall = PostgresStatement(
+        "SELECT ordinal, outcome, at_position, detail, actual, versions FROM logbook_append($1::jsonb)")
+
     /// Sends the batch to `logbook_append` on the main connection, which stays with the
     /// append until its results are taken; the decisions' reads go on meanwhile on a
     /// connection of their own. The commit patience runs from the sending.
@@ -157,9 +161,7 @@ public final class PostgresEventStore: EventStore {
         let warnings = db.warningCount
         let deadline = ContinuousClock.now + commitPatience
         do {
-            try db.send(
-                "SELECT ordinal, outcome, at_position, detail, actual, versions FROM logbook_append($1::jsonb)",
-                [parameter])
+            try db.send(Self.appendCall, [parameter])
         } catch {
             connection.giveBack(db)
             throw storeError(error)

@@ -152,13 +152,24 @@ public final class PostgresPersonKeyStore: PersonKeyStore {
         return try withConnection { [target] db in try Self.read(userIds, db, target: target) }
     }
 
+    /// The stored keys of the users `$1`, a text array.
+    private static let lookup = PostgresStatement(
+        "SELECT user_id, encode(wrapped, 'hex') FROM person_keys WHERE user_id = ANY ($1::text[])")
+
+    /// Stores the keys `$2` (hexadecimal) of the users `$1` that have none yet.
+    private static let insertion = PostgresStatement(
+        """
+        INSERT INTO person_keys (user_id, wrapped)
+        SELECT u.id, decode(u.hex, 'hex') FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(id, hex, o)
+        ORDER BY u.o
+        ON CONFLICT (user_id) DO NOTHING
+        """)
+
     /// What the table holds for each of `userIds` it knows.
     private static func read(_ userIds: [String], _ db: PostgresConnection, target: String) throws
         -> [String: StoredPersonKey]
     {
-        let rows = try db.query(
-            "SELECT user_id, encode(wrapped, 'hex') FROM person_keys WHERE user_id = ANY ($1::text[])",
-            [PostgresParameters.textArray(userIds)])
+        let rows = try db.query(lookup, [PostgresParameters.textArray(userIds)])
         var found: [String: StoredPersonKey] = [:]
         for row in 0..<rows.count {
             let userId = rows.string(row, 0)
@@ -181,12 +192,8 @@ public final class PostgresPersonKeyStore: PersonKeyStore {
         return try withConnection { [target] db in
             try Self.transaction(db) {
                 _ = try db.query(
-                    """
-                    INSERT INTO person_keys (user_id, wrapped)
-                    SELECT u.id, decode(u.hex, 'hex') FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(id, hex, o)
-                    ORDER BY u.o
-                    ON CONFLICT (user_id) DO NOTHING
-                    """, [PostgresParameters.textArray(userIds), PostgresParameters.hexArray(sorted.map(\.value))])
+                    Self.insertion,
+                    [PostgresParameters.textArray(userIds), PostgresParameters.hexArray(sorted.map(\.value))])
                 return try Self.read(userIds, db, target: target)
             }
         }

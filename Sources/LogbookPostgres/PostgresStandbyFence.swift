@@ -29,15 +29,16 @@ enum PostgresStandbyFence {
     static let timeoutMilliseconds: Int64 = 2_000
 
     /// Where the WAL stands (on a standby: how far it replayed), and the fence's state there.
-    private static let position = """
+    private static let position = PostgresStatement(
+        """
         WITH here AS (
             SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END AS lsn
         )
         SELECT here.lsn::text, \(state("here.lsn")) FROM here
-        """
+        """)
 
     /// The fence's state at the position `$1`.
-    private static let check = "SELECT \(state("$1::pg_lsn"))"
+    private static let check = PostgresStatement("SELECT \(state("$1::pg_lsn"))")
 
     /// 0: nothing to wait for at `lsn`; 1: a synchronous standby has not flushed it yet (or
     /// none is connected); 2: the standbys' positions cannot be read by this role.
@@ -60,19 +61,21 @@ enum PostgresStandbyFence {
     /// own), where it has replayed to, the timeline it streams on (NULL when its WAL receiver
     /// is not streaming), and whether this role may see its WAL receiver's state (without
     /// `pg_read_all_stats` it sees only the receiver's pid).
-    private static let replicaPosition = """
+    private static let replicaPosition = PostgresStatement(
+        """
         SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text,
                (SELECT received_tli FROM pg_stat_wal_receiver WHERE status = 'streaming'),
                NOT EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE pid IS NOT NULL AND status IS NULL)
-        """
+        """)
 
     /// On the primary: its timeline (NULL on a server in recovery, which is no primary) and
     /// the fence's state at the position `$1`.
-    private static let primaryCheck = """
+    private static let primaryCheck = PostgresStatement(
+        """
         SELECT CASE WHEN pg_is_in_recovery() THEN NULL
                     ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::integer END,
                \(state("$1::pg_lsn"))
-        """
+        """)
 
     /// Returns once every synchronous standby holds what a read just done on `db` saw; with
     /// `primary`, `db` may be a streaming replica of it, whose position the primary is asked about.
