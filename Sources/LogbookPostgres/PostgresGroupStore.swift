@@ -189,15 +189,40 @@ public final class PostgresGroupStore: GroupStore {
             ])
     }
 
+    /// The stored checkpoints of the groups `$1`, locked until the commit.
+    private static let lockCheckpoints = PostgresStatement(
+        "SELECT name, checkpoint FROM logbook_groups WHERE name = ANY ($1::text[]) FOR UPDATE")
+
+    /// Outcomes, one per element of the arrays `$1` … `$6` (group, position, done, attempts,
+    /// parked, last failure), written over any stored for the same event.
+    private static let writeOutcomes = PostgresStatement(
+        """
+        INSERT INTO logbook_group_outcomes (group_name, position, done, attempts, parked, last_failure)
+        SELECT * FROM unnest($1::text[], $2::bigint[], $3::boolean[], $4::integer[], $5::boolean[], $6::text[])
+        ON CONFLICT (group_name, position) DO UPDATE
+        SET done = excluded.done, attempts = excluded.attempts, parked = excluded.parked,
+            last_failure = excluded.last_failure
+        """)
+
+    /// The checkpoints `$2` of the groups `$1`, with the outcomes at or before them forgotten.
+    private static let moveCheckpoints = PostgresStatement(
+        """
+        WITH moved AS (
+            UPDATE logbook_groups AS g SET checkpoint = u.c
+            FROM unnest($1::text[], $2::bigint[]) AS u(n, c) WHERE g.name = u.n
+            RETURNING g.name, g.checkpoint
+        )
+        DELETE FROM logbook_group_outcomes AS o USING moved AS m
+        WHERE o.group_name = m.name AND o.position <= m.checkpoint
+        """)
+
     /// Every group's progress, each kind of change one statement for all groups: their
     /// outcomes (checked against their stored checkpoints), then their checkpoints, which
     /// forget the outcomes at or before them.
     private func apply(_ groups: [(key: GroupName, value: GroupChanges.Progress)], _ db: PostgresConnection) throws {
         guard !groups.isEmpty else { return }
         let names = groups.map(\.key.rawValue)
-        let rows = try db.query(
-            "SELECT name, checkpoint FROM logbook_groups WHERE name = ANY ($1::text[]) FOR UPDATE",
-            [PostgresParameters.textArray(names)])
+        let rows = try db.query(Self.lockCheckpoints, [PostgresParameters.textArray(names)])
         let stored = Dictionary(uniqueKeysWithValues: (0..<rows.count).map { (rows.string($0, 0), rows.int64($0, 1)) })
         for (name, progress) in groups {
             guard let checkpoint = stored[name.rawValue] else { throw Self.noGroup(name) }
@@ -215,13 +240,7 @@ public final class PostgresGroupStore: GroupStore {
         }
         if !outcomes.isEmpty {
             _ = try db.query(
-                """
-                INSERT INTO logbook_group_outcomes (group_name, position, done, attempts, parked, last_failure)
-                SELECT * FROM unnest($1::text[], $2::bigint[], $3::boolean[], $4::integer[], $5::boolean[], $6::text[])
-                ON CONFLICT (group_name, position) DO UPDATE
-                SET done = excluded.done, attempts = excluded.attempts, parked = excluded.parked,
-                    last_failure = excluded.last_failure
-                """,
+                Self.writeOutcomes,
                 [
                     PostgresParameters.textArray(outcomes.map(\.0.rawValue)),
                     PostgresParameters.integerArray(outcomes.map(\.1)),
@@ -236,15 +255,7 @@ public final class PostgresGroupStore: GroupStore {
         }
         guard !moved.isEmpty else { return }
         _ = try db.query(
-            """
-            WITH moved AS (
-                UPDATE logbook_groups AS g SET checkpoint = u.c
-                FROM unnest($1::text[], $2::bigint[]) AS u(n, c) WHERE g.name = u.n
-                RETURNING g.name, g.checkpoint
-            )
-            DELETE FROM logbook_group_outcomes AS o USING moved AS m
-            WHERE o.group_name = m.name AND o.position <= m.checkpoint
-            """,
+            Self.moveCheckpoints,
             [
                 PostgresParameters.textArray(moved.map(\.0.rawValue)),
                 PostgresParameters.integerArray(moved.map(\.1)),
