@@ -48,8 +48,11 @@ final class PostgresConnection: @unchecked Sendable {
     private var prepared: [String: String] = [:]
     /// How many statements have been prepared on this connection, for the next one's name.
     private var preparations = 0
-    /// The prepared statement `send` sent, until `answer` takes its answer.
-    private var sentStatement: PostgresStatement?
+    /// Whether what `send` sent was a prepared statement, until `answer` takes its answer.
+    private var sentPrepared = false
+    /// Whether a prepared statement was found gone or no longer fitting: the session was
+    /// reset under the connection (`DISCARD ALL`, a pooler) or its tables changed shape.
+    private var sessionLost = false
 
     /// How many warnings the server has sent on this connection so far. A statement that
     /// raises this warned while it ran: a commit whose wait for a synchronous standby was
@@ -140,10 +143,12 @@ final class PostgresConnection: @unchecked Sendable {
         return "PostgreSQL database \"\(database)\" at \(host)\(port)"
     }
 
-    /// The connection no longer works (the server closed it); a new one must be made. Reads
-    /// what the server sent meanwhile, without waiting, so a connection it closed while idle
-    /// (a restart, a terminated backend) is found broken before a call is sent on it.
+    /// The connection no longer works (the server closed it, or the session under it is no
+    /// longer the one it set up); a new one must be made. Reads what the server sent
+    /// meanwhile, without waiting, so a connection it closed while idle (a restart, a
+    /// terminated backend) is found broken before a call is sent on it.
     var isBroken: Bool {
+        if sessionLost { return true }
         // A closing server's last message and the end of the stream may take two reads.
         for _ in 0..<2 where PQstatus(handle) == CONNECTION_OK {
             guard PQconsumeInput(handle) != 0 else { return true }
@@ -179,7 +184,7 @@ final class PostgresConnection: @unchecked Sendable {
         let result = Self.withParameters(parameters) { values in
             PQexecPrepared(handle, name, Int32(values.count), values.baseAddress, nil, nil, 0)
         }
-        return try forgettingOnFailure(statement) { () throws(PostgresError) in try check(result) }
+        return try retiringOnLostStatement { () throws(PostgresError) in try check(result) }
     }
 
     /// Runs one statement like `query`, and asks the server to cancel it once `limit` has
@@ -195,22 +200,23 @@ final class PostgresConnection: @unchecked Sendable {
     /// Sends one statement with text parameters without waiting for its answer, which
     /// `answer(cancellingAt:)` takes; no other statement may be sent on the connection until then.
     func send(_ sql: String, _ parameters: [String?]) throws(PostgresError) {
-        sentStatement = nil
+        sentPrepared = false
         let sent = Self.withParameters(parameters) { values in
             PQsendQueryParams(handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
         }
         if sent != 1 { _ = try check(nil) }
     }
 
-    /// Sends `statement` like `send`, preparing it on this connection first (a round trip of
-    /// its own) the first time.
+    /// Sends `statement` like `send`, preparing it on this connection first the first time: a
+    /// round trip of its own, waited for before the statement is sent, outside any deadline
+    /// `answer` is given (bounded like every call by the connection's keepalives).
     func send(_ statement: PostgresStatement, _ parameters: [String?]) throws(PostgresError) {
         let name = try preparedName(of: statement, parameterCount: parameters.count)
         let sent = Self.withParameters(parameters) { values in
             PQsendQueryPrepared(handle, name, Int32(values.count), values.baseAddress, nil, nil, 0)
         }
         if sent != 1 { _ = try check(nil) }
-        sentStatement = statement
+        sentPrepared = true
     }
 
     /// The name `statement` is prepared under on this connection; prepares it when it is not.
@@ -223,17 +229,20 @@ final class PostgresConnection: @unchecked Sendable {
         return name
     }
 
-    /// `body`'s rows; when it fails because the prepared statement is gone (a session reset by
-    /// `DISCARD ALL`) or no longer fits (its result changed shape under a schema change),
-    /// the statement is forgotten so that its next call prepares it again under a new name.
-    private func forgettingOnFailure(
-        _ statement: PostgresStatement, _ body: () throws(PostgresError) -> PostgresRows
-    ) throws(PostgresError) -> PostgresRows {
+    /// `body`'s rows. When it fails because a prepared statement is gone (the session was
+    /// reset, which also undid its settings) or no longer fits (its result changed shape under
+    /// a schema change), the connection is retired: it counts as broken, so its owner makes a
+    /// new one, which sets the session up and prepares again; the error says the connection
+    /// was lost, which callers retry.
+    private func retiringOnLostStatement(_ body: () throws(PostgresError) -> PostgresRows) throws(PostgresError)
+        -> PostgresRows
+    {
         do {
             return try body()
         } catch {
-            if error.sqlState == "26000" || error.sqlState == "0A000" { prepared[statement.sql] = nil }
-            throw error
+            guard error.sqlState == "26000" || error.sqlState == "0A000" else { throw error }
+            sessionLost = true
+            throw PostgresError(sqlState: error.sqlState, message: error.message, connectionLost: true)
         }
     }
 
@@ -247,9 +256,9 @@ final class PostgresConnection: @unchecked Sendable {
             if let earlier = last { PQclear(earlier) }
             last = result
         }
-        guard let statement = sentStatement else { return try check(last) }
-        sentStatement = nil
-        return try forgettingOnFailure(statement) { () throws(PostgresError) in try check(last) }
+        guard sentPrepared else { return try check(last) }
+        sentPrepared = false
+        return try retiringOnLostStatement { () throws(PostgresError) in try check(last) }
     }
 
     /// Returns once the answer to the statement sent is in (or the connection failed, which

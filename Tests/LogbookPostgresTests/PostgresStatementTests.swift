@@ -49,20 +49,28 @@ struct PostgresStatementTests {
         #expect(try Self.preparedOnServer(db) == [statement.sql])
     }
 
-    @Test("a statement the session lost (DISCARD ALL) is prepared again at its next call")
-    func lostStatementPreparedAgain() throws {
+    @Test("a session reset under the connection (DISCARD ALL) retires it: a lost connection, made again fresh")
+    func resetSessionRetired() throws {
         let database = try PostgresTestDatabase()
         let db = try PostgresConnection(connectionString: database.connectionString)
-        let statement = PostgresStatement("SELECT $1::integer + 1")
+        let statement = PostgresStatement("SELECT $1::integer + 1, current_setting('jit')")
         #expect(try db.query(statement, ["1"]).string(0, 0) == "2")
+        #expect(!db.isBroken)
         try db.execute("DISCARD ALL")
-        #expect(throws: PostgresError.self) { try db.query(statement, ["2"]) }
-        #expect(try db.query(statement, ["3"]).string(0, 0) == "4")
-        #expect(try Self.preparedOnServer(db) == [statement.sql])
+        #expect {
+            _ = try db.query(statement, ["2"])
+        } throws: { error in
+            guard let error = error as? PostgresError else { return false }
+            return error.sqlState == "26000" && error.connectionLost && error.isTransient
+        }
+        #expect(db.isBroken)
+        let fresh = try PostgresConnection(connectionString: database.connectionString)
+        let answer = try fresh.query(statement, ["3"])
+        #expect(answer.string(0, 0) == "4" && answer.string(0, 1) == "off")
     }
 
-    @Test("a statement whose table changed shape fails once, then is prepared again and answers in the new shape")
-    func changedTablePreparedAgain() throws {
+    @Test("a statement whose table changed shape retires the connection; a fresh one answers in the new shape")
+    func changedTableRetired() throws {
         let database = try PostgresTestDatabase()
         let db = try PostgresConnection(connectionString: database.connectionString)
         try db.execute("CREATE TABLE notes (id integer PRIMARY KEY); INSERT INTO notes VALUES (1)")
@@ -72,9 +80,29 @@ struct PostgresStatementTests {
         #expect {
             _ = try db.query(statement, ["1"])
         } throws: { error in
-            (error as? PostgresError)?.sqlState == "0A000"
+            guard let error = error as? PostgresError else { return false }
+            return error.sqlState == "0A000" && error.connectionLost
         }
-        #expect(try db.query(statement, ["1"]).string(0, 1) == "hello")
+        #expect(db.isBroken)
+        let fresh = try PostgresConnection(connectionString: database.connectionString)
+        #expect(try fresh.query(statement, ["1"]).string(0, 1) == "hello")
+    }
+
+    @Test("a statement sent ahead that finds its session reset retires the connection too")
+    func sentAheadRetired() throws {
+        let database = try PostgresTestDatabase()
+        let db = try PostgresConnection(connectionString: database.connectionString)
+        let statement = PostgresStatement("SELECT $1::text")
+        try db.send(statement, ["a"])
+        #expect(try db.answer(cancellingAt: .now + .seconds(30)).string(0, 0) == "a")
+        try db.execute("DISCARD ALL")
+        try db.send(statement, ["b"])
+        #expect {
+            _ = try db.answer(cancellingAt: .now + .seconds(30))
+        } throws: { error in
+            (error as? PostgresError)?.connectionLost == true
+        }
+        #expect(db.isBroken)
     }
 
     @Test("a session turns the server's JIT off, even where the database turns it on")
