@@ -5,9 +5,9 @@
 // and the kernel cost for one message per event out and batched acknowledgements back.
 //
 //   gcc -O2 -o /tmp/deliver-floor Benchmarks/tools/deliver-floor.c -lzmq -lpthread
-//   /tmp/deliver-floor [EVENTS] [MEMBERS] [BYTES] [IN_FLIGHT]
+//   /tmp/deliver-floor [EVENTS] [MEMBERS] [BYTES] [IN_FLIGHT]   (binds tcp://127.0.0.1:5987)
 //
-// Prints events delivered and acknowledged a second, and the processor time a event of
+// Prints events delivered and acknowledged a second, and the processor time an event of
 // the whole process (both ends and libzmq's I/O threads).
 #include <pthread.h>
 #include <stdint.h>
