@@ -5,10 +5,10 @@ public import LogbookApplication
 /// The consumer groups' definitions and progress in a SQLite file of their own (the groups
 /// process keeps it at `<data-dir>/groups.sqlite3`): pages of 16 KiB in a new file, WAL
 /// journal and `synchronous=FULL`, so a commit is on disk when `commit` returns (an
-/// acknowledgement is confirmed only after that). The file is marked with `application_id` "LOGG" and a schema version
-/// (`SQLiteGroupStoreSchema`); a file that is not a database, an event log, a read-model
-/// store, another program's database and a newer schema are refused with
-/// `.notAGroupStore`, and nothing is written to them.
+/// acknowledgement is confirmed only after that). The file is marked with `application_id`
+/// "LOGG" and a schema version (`SQLiteGroupStoreSchema`); a file that is not a database,
+/// an event log, a read-model store, another program's database and a newer schema are
+/// refused with `.notAGroupStore`, and nothing is written to them.
 ///
 /// A version 1 file (a copy of each pending event) is migrated to version 2 (progress only)
 /// when it is opened, inside the transaction that checks it.

@@ -253,6 +253,9 @@ public final class GroupDispatcher {
 
     // MARK: Turns
 
+    /// Whether a commit handed out by `endTurn` has had no outcome reported yet.
+    public var isCommitting: Bool { committing != nil }
+
     /// The earliest monotonic time at which a turn has something to do: a delivery or a
     /// member to expire, or a checkpoint to commit (none while a commit is under way: its
     /// outcome ends the wait).

@@ -49,20 +49,19 @@ final class GroupCommitThread: Sendable {
     /// The outcome of the commit submitted last, once; nil while it is under way.
     func takeFinished() -> Finished? {
         finished.drain()
-        return state.withLock { state in
-            defer { state.finished = nil }
-            return state.finished
-        }
+        return state.withLock(Self.takeOutcome)
     }
 
     /// Waits up to `milliseconds` for the commit under way to finish, then takes its outcome.
     func waitForFinished(milliseconds: Int) -> Finished? {
-        state.withLock(
-            when: { $0.finished != nil }, before: .now + .milliseconds(milliseconds),
-            do: { state in
-                defer { state.finished = nil }
-                return state.finished
-            }) ?? nil
+        state.withLock(when: { $0.finished != nil }, before: .now + .milliseconds(milliseconds), do: Self.takeOutcome)
+            ?? nil
+    }
+
+    /// The outcome the state holds, taken out of it.
+    private static func takeOutcome(_ state: inout State) -> Finished? {
+        defer { state.finished = nil }
+        return state.finished
     }
 
     /// Ends the thread once the commit in hand, if any, finished; waits for it.

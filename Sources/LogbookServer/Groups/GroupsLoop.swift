@@ -40,8 +40,6 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     private var outbox = ReplyOutbox()
     /// Writes the dispatcher's commits, one at a time.
     private let committer: GroupCommitThread
-    /// Whether a commit was handed to `committer` and its outcome not yet taken.
-    private var commitUnderWay = false
     /// The last commit whose outcome was taken (durable, or failed and refused).
     private var settledCommit = 0
     /// Replies that wait for a commit to be durable, in the order they were made.
@@ -129,10 +127,7 @@ struct GroupsLoop: ServingLoop, ~Copyable {
                     let turn = try dispatcher.endTurn(now: now)
                     deliveries = turn.deliveries
                     waitFor = turn.repliesWaitFor
-                    if let commit = turn.commit {
-                        committer.submit(commit)
-                        commitUnderWay = true
-                    }
+                    if let commit = turn.commit { committer.submit(commit) }
                 } catch {
                     diagnostics.error(
                         "groups: the group store failed; the turn's requests are refused", ["error": "\(error)"])
@@ -184,7 +179,6 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     /// streams it held deliver again; once failed, every reply waiting is refused, the
     /// groups are read back from the store and every group reads the log again.
     private mutating func settle(_ finished: GroupCommitThread.Finished, now: Int64) throws(ZMQError) {
-        commitUnderWay = false
         settledCommit = finished.commit.sequence
         guard let failure = finished.failure else {
             dispatcher.committed(finished.commit)
@@ -204,7 +198,11 @@ struct GroupsLoop: ServingLoop, ~Copyable {
         }
         // First, so that no later turn takes the log's events past the checkpoints read back.
         if dispatcher.loads != followersLoad { resetFollowers() }
-        let refusal = ServiceError(.unavailable, "the group store is unavailable; try again")
+        try refuseHeldReplies(ServiceError(.unavailable, "the group store is unavailable; try again"))
+    }
+
+    /// Answers every held reply with `refusal` instead, in the order they were made.
+    private mutating func refuseHeldReplies(_ refusal: ServiceError) throws(ZMQError) {
         let refused = heldReplies
         heldReplies = []
         for held in refused {
@@ -517,9 +515,9 @@ struct GroupsLoop: ServingLoop, ~Copyable {
     /// waited behind it (those still waiting then are refused), hands on the replies still
     /// waiting, then closes with a linger.
     private mutating func finish() throws(ZMQError) {
-        for _ in 0..<2 where commitUnderWay || !heldReplies.isEmpty {
+        for _ in 0..<2 where dispatcher.isCommitting || !heldReplies.isEmpty {
             let now = MonotonicClock.milliseconds()
-            if commitUnderWay {
+            if dispatcher.isCommitting {
                 guard let finished = committer.waitForFinished(milliseconds: StopRequest.drainMilliseconds) else {
                     break
                 }
@@ -527,19 +525,12 @@ struct GroupsLoop: ServingLoop, ~Copyable {
             }
             guard !heldReplies.isEmpty else { continue }
             do {
-                if let commit = try dispatcher.endTurn(now: now).commit {
-                    committer.submit(commit)
-                    commitUnderWay = true
-                }
+                if let commit = try dispatcher.endTurn(now: now).commit { committer.submit(commit) }
             } catch {
                 diagnostics.error("groups: the group store failed while stopping", ["error": "\(error)"])
             }
         }
-        let refusal = ServiceError(.unavailable, "the groups process is stopping; try again")
-        for held in heldReplies {
-            try send(held.routed.reply(JSONWriter.bytes(WireEncoding.failure(id: held.id, refusal))))
-        }
-        heldReplies = []
+        try refuseHeldReplies(ServiceError(.unavailable, "the groups process is stopping; try again"))
         try outbox.drain(on: router, forMilliseconds: StopRequest.drainMilliseconds)
         try router.set(.linger, Int32(StopRequest.drainMilliseconds))
         diagnostics.info("groups loop stopped", ["groups": "\(dispatcher.names.count)"])
